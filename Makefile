@@ -1,0 +1,46 @@
+# Two commands: `make demo` runs the app, `make test` runs the suite. Both
+# install what is missing first (Debian packages as root, .venv, node_modules).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+
+.PHONY: demo test deps system lint bench clean
+
+deps: system $(VENV)/.installed node_modules/.installed
+
+system:
+	@scripts/system_deps.sh
+
+$(VENV)/.installed: requirements.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	@touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+demo: deps
+	@scripts/ensure_redis.sh
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py ensure_admin
+	@echo
+	@echo "paintrl: open http://$${PAINTRL_HOST:-127.0.0.1}:$${PAINTRL_PORT:-8000}/  (Ctrl-C stops web and workers)"
+	@echo
+	$(VENV)/bin/honcho start
+
+test: deps
+	@scripts/ensure_redis.sh
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: deps
+	$(VENV)/bin/ruff check .
+
+bench: deps
+	$(PY) benchmarks/render_bench.py
+
+clean:
+	rm -rf $(VENV) node_modules .make media staticfiles paintrl.sqlite3

@@ -1,0 +1,153 @@
+"""paintrl settings: every value comes from the environment, with embedded
+defaults that run on one machine (SQLite, a local Redis, the system Chromium)."""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, default: bool) -> bool:
+    return os.environ.get(name, str(default)).lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name, default))
+
+
+def env_float(name: str, default: float) -> float:
+    return float(os.environ.get(name, default))
+
+
+DEBUG = env_bool("PAINTRL_DEBUG", True)
+# Development default: a key made per process is safe but logs everyone out on
+# restart; production sets PAINTRL_SECRET_KEY (see README, "Production").
+SECRET_KEY = os.environ.get("PAINTRL_SECRET_KEY") or secrets.token_urlsafe(50)
+ALLOWED_HOSTS = os.environ.get("PAINTRL_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
+CSRF_TRUSTED_ORIGINS = [
+    origin for origin in os.environ.get("PAINTRL_CSRF_TRUSTED_ORIGINS", "").split(",") if origin
+]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "template_partials",
+    "sketches",
+    "rating",
+    "pool",
+    "training",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Every page needs a login except those marked @login_not_required.
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "paintrl_site.urls"
+WSGI_APPLICATION = "paintrl_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'paintrl.sqlite3'}"),
+        conn_max_age=env_int("PAINTRL_DB_CONN_MAX_AGE", 0),
+    )
+}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # A file, not memory, so a Celery worker started by a test sees the test data.
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / ".make" / "test.sqlite3")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [
+    BASE_DIR / "static",
+    # p5, p5.brush and htmx from package-lock.json, the same files the renderer uses.
+    ("vendor/p5", BASE_DIR / "node_modules" / "p5" / "lib"),
+    ("vendor/p5.brush", BASE_DIR / "node_modules" / "p5.brush" / "dist"),
+    ("vendor/htmx", BASE_DIR / "node_modules" / "htmx.org" / "dist"),
+]
+MEDIA_URL = "media/"
+MEDIA_ROOT = Path(os.environ.get("PAINTRL_MEDIA_ROOT", BASE_DIR / "media"))
+
+# --- Celery -------------------------------------------------------------
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = REDIS_URL
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_ROUTES = {
+    "sketches.tasks.*": {"queue": "render"},
+    "training.tasks.*": {"queue": "train"},
+}
+# Long tasks: acknowledge after the work, so a worker killed mid-task leaves
+# the message to be redelivered; take one message at a time.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Redis redelivers an unacknowledged message after this long; it must exceed
+# the longest task (a training run), or the run would be delivered twice.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("PAINTRL_VISIBILITY_TIMEOUT_S", 12 * 3600),
+}
+CELERY_RESULT_EXPIRES = 24 * 3600
+CELERY_TASK_ALWAYS_EAGER = env_bool("PAINTRL_CELERY_EAGER", False)
+
+# --- Renderer (sketches/conf.py reads these) ----------------------------
+PAINTRL_CHROMIUM_PATH = os.environ.get("PAINTRL_CHROMIUM_PATH", "/usr/bin/chromium")
+PAINTRL_RENDER_BROWSERS = env_int("PAINTRL_RENDER_BROWSERS", 2)
+PAINTRL_RENDER_DEADLINE_S = env_float("PAINTRL_RENDER_DEADLINE_S", 30.0)
+PAINTRL_RENDER_MAX_FRAMES = env_int("PAINTRL_RENDER_MAX_FRAMES", 60)
+PAINTRL_RENDER_MAX_CANVAS_SIDE = env_int("PAINTRL_RENDER_MAX_CANVAS_SIDE", 1200)
+PAINTRL_BLANK_FLOOR = env_float("PAINTRL_BLANK_FLOOR", 0.005)
+PAINTRL_SCORE_SIZE = env_int("PAINTRL_SCORE_SIZE", 256)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("PAINTRL_LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RatingConfig(AppConfig):
+    name = "rating"
+    verbose_name = "Rating"

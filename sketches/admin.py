@@ -1,0 +1,38 @@
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
+
+from .models import Render, Sketch
+
+
+class RenderInline(admin.TabularInline):
+    model = Render
+    extra = 0
+    fields = ("seed", "status", "violations", "paint_fraction", "elapsed_ms")
+    readonly_fields = fields
+    show_change_link = True
+
+
+@admin.register(Sketch)
+class SketchAdmin(admin.ModelAdmin):
+    list_display = ("id", "prompt", "origin", "created")
+    list_filter = ("origin",)
+    search_fields = ("prompt", "code")
+    raw_id_fields = ("parent",)
+    inlines = [RenderInline]
+
+
+@admin.register(Render)
+class RenderAdmin(admin.ModelAdmin):
+    list_display = ("id", "thumbnail", "sketch", "seed", "status", "paint_fraction",
+                    "brush_calls", "elapsed_ms")
+    list_filter = ("status", "renderer_version")
+    raw_id_fields = ("sketch",)
+    readonly_fields = [f.name for f in Render._meta.fields] + ["thumbnail"]
+
+    @admin.display(description="image")
+    def thumbnail(self, render: Render):
+        if not render.png:
+            return "-"
+        return format_html('<img src="{}" width="96" height="96" style="object-fit:contain">',
+                           reverse("sketches:render_png", args=[render.pk]))

@@ -1,0 +1,131 @@
+"""The gate: does this text hold a sketch that compiles, paints with p5.brush
+on a WEBGL canvas, stays inside the sandbox and leaves paint on the canvas?
+
+Verdicts are named violations, so people and reward functions can tell a
+truncated reply from a blank canvas from a sketch that tried the network.
+Static checks read the code; runtime checks read what the page did. Both are
+general rules about the code's behaviour, not fingerprints of known sketches.
+"""
+from __future__ import annotations
+
+import re
+
+from .brush_api import BRUSH_METHODS, BRUSH_PAINT_METHODS
+from .code_text import brackets_balanced, brush_member_names, strip_comments_and_strings
+from .renderer.page_run import PageRun
+
+NO_CODE = "no_code"
+TRUNCATED = "truncated"
+SYNTAX_ERROR = "syntax_error"
+NO_SETUP = "no_setup"
+NOT_WEBGL = "not_webgl"
+NO_BRUSH_PAINTING = "no_brush_painting"
+PLAIN_PRIMITIVES_ONLY = "plain_primitives_only"
+UNKNOWN_BRUSH_METHOD = "unknown_brush_method"
+NETWORK_ACCESS = "network_access"
+EXTERNAL_ASSET = "external_asset"
+TEXT_ON_CANVAS = "text_on_canvas"
+BLANK_CANVAS = "blank_canvas"
+RUNTIME_ERROR = "runtime_error"
+TIMEOUT = "timeout"
+CRASHED = "crashed"
+CANVAS_TOO_LARGE = "canvas_too_large"
+DIALOG = "dialog"
+NAVIGATION = "navigation"
+POPUP = "popup"
+STORAGE_ACCESS = "storage_access"
+WORKER = "worker"
+TAMPERING = "tampering"
+
+# Calls whose only purpose is to reach outside the page.
+NETWORK_PATTERN = re.compile(
+    r"\b(fetch|XMLHttpRequest|WebSocket|EventSource|sendBeacon|RTCPeerConnection|importScripts)\b"
+    r"|\bimport\s*\("
+)
+# p5 loaders and URLs: a sketch must paint from code alone.
+ASSET_PATTERN = re.compile(
+    r"\b(loadImage|loadFont|loadJSON|loadStrings|loadTable|loadXML|loadBytes|loadSound|"
+    r"loadShader|loadModel|httpGet|httpPost|httpDo|createImg|createVideo|createAudio)\s*\("
+    r"|(?:https?:|wss?:)?//[\w.-]+\.[a-z]{2,}/",
+    re.I,
+)
+SYNTAX_ERROR_TEXT = re.compile(r"\bSyntaxError\b")
+
+
+def static_violations(code: str) -> dict[str, str]:
+    """Violations visible in the code itself, each with a short detail."""
+    found: dict[str, str] = {}
+    if not brackets_balanced(code):
+        found[TRUNCATED] = "unbalanced brackets or an unterminated string or comment"
+    bare, _ = strip_comments_and_strings(code)
+    if not re.search(r"\bsetup\b", bare):
+        found[NO_SETUP] = "no setup() function"
+    unknown = sorted(brush_member_names(code) - BRUSH_METHODS)
+    if unknown:
+        found[UNKNOWN_BRUSH_METHOD] = ", ".join(unknown)
+    if not brush_member_names(code) & BRUSH_PAINT_METHODS:
+        found[NO_BRUSH_PAINTING] = "no p5.brush painting call in the code"
+    if match := NETWORK_PATTERN.search(bare):
+        found[NETWORK_ACCESS] = match.group(0)
+    # URLs live inside strings, so search the code with strings intact.
+    code_without_comments = _without_comments(code)
+    if match := ASSET_PATTERN.search(code_without_comments):
+        found[EXTERNAL_ASSET] = match.group(0)
+    return found
+
+
+def _without_comments(code: str) -> str:
+    code = re.sub(r"/\*.*?\*/", "", code, flags=re.S)
+    return re.sub(r"(?m)(^|[^:\\])//[^\n]*", r"\1", code)
+
+
+def runtime_violations(run: PageRun, paint_fraction: float | None,
+                       blank_floor: float) -> dict[str, str]:
+    """Violations from what the page did (the harness's account and what the
+    browser saw from outside)."""
+    snap = run.snapshot
+    found: dict[str, str] = dict(snap.get("violations") or {})
+    found.update(run.observed)
+    errors = list(run.page_errors) + list((snap.get("errors") or {}).values())
+    if any(SYNTAX_ERROR_TEXT.search(e) for e in errors):
+        found[SYNTAX_ERROR] = next(e for e in errors if SYNTAX_ERROR_TEXT.search(e))
+    elif errors:
+        found[RUNTIME_ERROR] = errors[0]
+    if run.timed_out:
+        found[TIMEOUT] = f"not finished within the deadline ({run.elapsed_ms} ms)"
+    if run.crashed:
+        found[CRASHED] = "the page crashed (out of memory or a renderer fault)"
+    # A refused canvas leaves p5's default 2D one behind: not the sketch's choice.
+    if snap.get("webgl") is False and CANVAS_TOO_LARGE not in found:
+        found[NOT_WEBGL] = "createCanvas(w, h, WEBGL) was not called"
+    if snap.get("phase") == "done" and not snap.get("brushPaintCalls"):
+        plain = snap.get("plainCalls") or {}
+        if plain:
+            found[PLAIN_PRIMITIVES_ONLY] = ", ".join(sorted(plain))
+        found[NO_BRUSH_PAINTING] = "no p5.brush painting call ran"
+    unknown = snap.get("unknownCalls") or {}
+    if unknown:
+        found[UNKNOWN_BRUSH_METHOD] = ", ".join(sorted(unknown))
+    if paint_fraction is not None and paint_fraction < blank_floor:
+        found[BLANK_CANVAS] = f"paint fraction {paint_fraction:.4f} < {blank_floor}"
+    return found
+
+
+def combine(static: dict[str, str], runtime: dict[str, str], run: PageRun) -> dict[str, str]:
+    """Static and runtime findings as one verdict.
+
+    The browser has the last word where the two can disagree: a static
+    'no painting call' or 'no setup' is dropped when the page shows painting
+    or setup ran (calls can be built dynamically), and unbalanced brackets
+    count as truncation only when the JavaScript parser also rejected the
+    code (the bracket scan does not parse regex literals)."""
+    snap = run.snapshot
+    verdict = dict(static)
+    if snap.get("brushPaintCalls"):
+        verdict.pop(NO_BRUSH_PAINTING, None)
+    if snap.get("phase") in ("setup_done", "done"):
+        verdict.pop(NO_SETUP, None)
+    if TRUNCATED in verdict and SYNTAX_ERROR not in runtime and not run.unavailable:
+        verdict.pop(TRUNCATED)
+    verdict.update(runtime)
+    return verdict

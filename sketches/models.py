@@ -1,0 +1,82 @@
+import hashlib
+
+from django.db import models
+
+
+def code_hash(code: str) -> str:
+    return hashlib.sha256(code.encode()).hexdigest()
+
+
+class Sketch(models.Model):
+    """A p5.brush program: the artifact people read, edit and re-render."""
+
+    class Origin(models.TextChoices):
+        IMPORTED = "imported", "Imported"
+        ROLLOUT = "rollout", "Rollout"
+        EDITED = "edited", "Edited"
+
+    prompt = models.TextField(blank=True)
+    code = models.TextField()
+    code_sha256 = models.CharField(max_length=64, db_index=True, editable=False)
+    origin = models.CharField(max_length=16, choices=Origin.choices, default=Origin.IMPORTED)
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="edits",
+        help_text="The sketch this one was edited from.",
+    )
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def save(self, *args, **kwargs):
+        self.code_sha256 = code_hash(self.code)
+        super().save(*args, **kwargs)
+
+    def __str__(self) -> str:
+        return f"Sketch {self.pk}: {self.prompt[:60] or '(no prompt)'}"
+
+
+def render_png_path(render: "Render", filename: str) -> str:
+    return f"renders/{render.sketch_id % 1000:03d}/{render.sketch_id}-{render.seed}-{render.pk}.png"
+
+
+class Render(models.Model):
+    """One rendering of a sketch at a seed, with the gate's verdict."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        OK = "ok", "OK"
+        REJECTED = "rejected", "Rejected"
+        UNAVAILABLE = "unavailable", "Unavailable"
+
+    sketch = models.ForeignKey(Sketch, on_delete=models.CASCADE, related_name="renders")
+    seed = models.IntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING,
+                              db_index=True)
+    png = models.ImageField(upload_to=render_png_path, blank=True)
+    width = models.PositiveIntegerField(default=0)
+    height = models.PositiveIntegerField(default=0)
+    violations = models.JSONField(default=list, blank=True)
+    violation_details = models.JSONField(default=dict, blank=True)
+    js_errors = models.JSONField(default=list, blank=True)
+    paint_fraction = models.FloatField(null=True, blank=True)
+    brush_calls = models.PositiveIntegerField(default=0)
+    brush_call_counts = models.JSONField(default=dict, blank=True)
+    unknown_calls = models.JSONField(default=list, blank=True)
+    frames = models.PositiveIntegerField(default=0)
+    elapsed_ms = models.PositiveIntegerField(default=0)
+    draw_ms = models.PositiveIntegerField(default=0)
+    renderer_version = models.CharField(max_length=120, blank=True)
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+    rendered = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [models.Index(fields=["sketch", "seed"])]
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in (self.Status.OK, self.Status.REJECTED)
+
+    def __str__(self) -> str:
+        return f"Render {self.pk} of sketch {self.sketch_id} (seed {self.seed}): {self.status}"

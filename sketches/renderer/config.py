@@ -1,0 +1,55 @@
+"""How the renderer is set up: one frozen object, so a pool can be built
+without Django (benchmarks, scripts) and compared across settings."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import libraries
+
+# Rendering one light sketch (a few strokes, 400 px) takes about 0.3 s of
+# drawing here; ten watercolour fills at 600 px took 27 s (DESIGN.md). The
+# deadline stops runaway code without cutting off honest heavy paintings.
+DEFAULT_DEADLINE_S = 30.0
+
+# p5 draws at most 60 frames a second, so 60 frames cost about 1 s of wall
+# time for a sketch that animates without ever calling noLoop().
+DEFAULT_MAX_FRAMES = 60
+
+# The page's viewport is a square of this side; a larger canvas is refused
+# before it is allocated (a 20,000 px WebGL canvas can exhaust memory).
+DEFAULT_MAX_CANVAS_SIDE = 1200
+
+# Paint fraction below which a canvas counts as blank. Measured here
+# (2026-11-29, 300 px canvases): background only 0.0; a white HB pencil line
+# on white 0.0038; one dark 1.4 px HB line across the canvas 0.009.
+DEFAULT_BLANK_FLOOR = 0.005
+
+# Two browsers keep both cores busy: SwiftShader serialises inside one browser.
+DEFAULT_BROWSERS = 2
+
+
+@dataclass(frozen=True)
+class RendererConfig:
+    """Everything the pool needs; see the DEFAULT_* constants for why."""
+
+    chromium_path: str = "/usr/bin/chromium"
+    browsers: int = DEFAULT_BROWSERS
+    deadline_s: float = DEFAULT_DEADLINE_S
+    max_frames: int = DEFAULT_MAX_FRAMES
+    max_canvas_side: int = DEFAULT_MAX_CANVAS_SIDE
+    blank_floor: float = DEFAULT_BLANK_FLOOR
+    # V8 heap per page: a sketch that allocates without bound crashes its own
+    # renderer process here instead of taking the machine's memory.
+    js_heap_mb: int = 512
+    library_dir: Path = field(default_factory=libraries.default_library_dir)
+
+    def __post_init__(self) -> None:
+        if self.browsers < 1:
+            raise ValueError(f"browsers must be at least 1, got {self.browsers}")
+        if self.deadline_s <= 0:
+            raise ValueError(f"deadline_s must be positive, got {self.deadline_s}")
+        if self.max_frames < 1:
+            raise ValueError(f"max_frames must be at least 1, got {self.max_frames}")
+        if not 0 <= self.blank_floor < 1:
+            raise ValueError(f"blank_floor must be in [0, 1), got {self.blank_floor}")

@@ -1,0 +1,24 @@
+"""What one page saw while running one sketch, before the gate judges it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class PageRun:
+    # The harness's own account (phase, frames, brush calls, ...), parsed JSON.
+    snapshot: dict = field(default_factory=dict)
+    png: bytes | None = None
+    # Violations seen from outside the page (requests, dialogs, popups, crashes):
+    # the sketch cannot forge or hide these.
+    observed: dict[str, str] = field(default_factory=dict)
+    page_errors: tuple[str, ...] = ()
+    timed_out: bool = False
+    crashed: bool = False
+    elapsed_ms: int = 0
+    # Set when the browser failed (not the sketch): no verdict can be given.
+    unavailable: str | None = None
+
+    @property
+    def draw_ms(self) -> float:
+        return float(self.snapshot.get("drawMs") or 0.0)

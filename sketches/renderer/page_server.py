@@ -1,0 +1,103 @@
+"""Serves the sandbox page and its libraries from memory on a loopback port.
+
+A real HTTP origin (rather than Playwright request routing, which turns the
+browser cache off) lets Chromium cache and pre-compile the 1 MB of p5 across
+renders. The Content-Security-Policy is the first wall around a sketch: no
+connections, no scripts or images from anywhere else, no frames, no forms.
+"""
+from __future__ import annotations
+
+import html
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+
+from ..brush_api import BRUSH_PAINT_METHODS, PLAIN_PRIMITIVES
+from .config import RendererConfig
+from .libraries import load_brush, load_p5
+
+PAGE_PATH = "/sandbox"
+# The seed Math.random starts from while the libraries load; run() re-seeds.
+BOOT_SEED = 1
+
+CSP = "; ".join([
+    "default-src 'none'",
+    "script-src 'self' 'unsafe-inline' 'unsafe-eval'",
+    "style-src 'unsafe-inline'",
+    "img-src data: blob:",
+    "font-src data:",
+    "connect-src 'none'",
+    "worker-src 'none'",
+    "frame-src 'none'",
+    "object-src 'none'",
+    "media-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+])
+
+
+def build_page(config: RendererConfig) -> bytes:
+    harness = resources.files(__package__).joinpath("harness.js").read_text()
+    harness_config = {
+        "bootSeed": BOOT_SEED,
+        "seed": BOOT_SEED,
+        "maxFrames": config.max_frames,
+        "maxCanvasSide": config.max_canvas_side,
+        "maxCanvasPixels": config.max_canvas_side ** 2,
+        "brushPaintMethods": sorted(BRUSH_PAINT_METHODS),
+        "plainPrimitives": list(PLAIN_PRIMITIVES),
+    }
+    return f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>paintrl sandbox</title>
+<style>html,body{{margin:0;padding:0;background:#fff;overflow:hidden}}canvas{{display:block}}</style>
+<script data-config="{html.escape(json.dumps(harness_config))}">{harness}</script>
+<script src="/lib/p5.js"></script>
+<script src="/lib/p5.brush.js"></script>
+</head><body></body></html>""".encode()
+
+
+class PageServer:
+    """A threaded HTTP server bound to 127.0.0.1 on a free port."""
+
+    def __init__(self, config: RendererConfig) -> None:
+        p5, brush = load_p5(config.library_dir), load_brush(config.library_dir)
+        self.library_versions = {p5.name: p5.version, brush.name: brush.version}
+        routes = {
+            PAGE_PATH: (build_page(config), "text/html; charset=utf-8", "no-store"),
+            "/lib/p5.js": (p5.source, "text/javascript", "public, max-age=31536000, immutable"),
+            "/lib/p5.brush.js": (brush.source, "text/javascript",
+                                 "public, max-age=31536000, immutable"),
+        }
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+                route = routes.get(self.path)
+                if route is None:
+                    self.send_error(404)
+                    return
+                body, content_type, cache = route
+                self.send_response(200)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Cache-Control", cache)
+                self.send_header("Content-Security-Policy", CSP)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.port = self._server.server_address[1]
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self.page_url = self.origin + PAGE_PATH
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="paintrl-page-server", daemon=True
+        )
+        self._thread.start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -1,0 +1,85 @@
+"""From text to verdict: extract the sketch, check it statically, run it in
+the pool, measure the paint, and say `ok`, `rejected` or `unavailable`.
+No database here; services.py stores what this returns."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from . import gate
+from .code_text import extract_code
+from .renderer.paint import paint_fraction
+from .renderer.pool import RenderPool
+
+OK = "ok"
+REJECTED = "rejected"
+UNAVAILABLE = "unavailable"
+# Bump when a change to the harness or gate can change a verdict or pixels.
+HARNESS_VERSION = 1
+
+
+@dataclass(frozen=True)
+class RenderOutcome:
+    status: str
+    violations: list[str]
+    details: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    png: bytes | None = field(default=None, repr=False)
+    width: int = 0
+    height: int = 0
+    paint_fraction: float | None = None
+    brush_calls: int = 0
+    brush_call_counts: dict[str, int] = field(default_factory=dict)
+    unknown_calls: list[str] = field(default_factory=list)
+    frames: int = 0
+    elapsed_ms: int = 0
+    draw_ms: int = 0
+    renderer_version: str = ""
+
+    def report(self) -> dict:
+        """The JSON-friendly account (no pixels) that tools rely on."""
+        data = asdict(self)
+        data.pop("png")
+        return data
+
+
+def renderer_version(pool: RenderPool) -> str:
+    libs = " ".join(f"{name}@{version}" for name, version in sorted(pool.library_versions.items()))
+    return f"harness/{HARNESS_VERSION} {libs}"
+
+
+def render_text(pool: RenderPool, text: str, seed: int = 0) -> RenderOutcome:
+    version = renderer_version(pool)
+    code = extract_code(text)
+    if code is None:
+        return RenderOutcome(REJECTED, [gate.NO_CODE],
+                             {gate.NO_CODE: "no sketch found in the text"},
+                             renderer_version=version)
+    static = gate.static_violations(code)
+    run = pool.render(code, seed)
+    if run.unavailable:
+        return RenderOutcome(UNAVAILABLE, [], {}, [run.unavailable],
+                             elapsed_ms=run.elapsed_ms, renderer_version=version)
+    fraction = paint_fraction(run.png) if run.png else None
+    runtime = gate.runtime_violations(run, fraction, pool.config.blank_floor)
+    verdict = gate.combine(static, runtime, run)
+    snap = run.snapshot
+    counts = {k: int(v) for k, v in (snap.get("brushCalls") or {}).items()}
+    errors = list(run.page_errors) + [e for e in (snap.get("errors") or {}).values()
+                                      if e not in run.page_errors]
+    return RenderOutcome(
+        status=REJECTED if verdict else OK,
+        violations=sorted(verdict),
+        details=verdict,
+        errors=errors,
+        png=run.png,
+        width=int(snap.get("width") or 0),
+        height=int(snap.get("height") or 0),
+        paint_fraction=fraction,
+        brush_calls=sum(counts.values()),
+        brush_call_counts=counts,
+        unknown_calls=sorted(snap.get("unknownCalls") or {}),
+        frames=int(snap.get("frames") or 0),
+        elapsed_ms=run.elapsed_ms,
+        draw_ms=round(run.draw_ms),
+        renderer_version=version,
+    )

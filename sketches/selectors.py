@@ -1,0 +1,22 @@
+"""Reads for sketches and renders."""
+from __future__ import annotations
+
+from django.db.models import Count
+
+from .models import Render
+
+
+def render_status_counts() -> dict[str, int]:
+    counts = {status: 0 for status in Render.Status.values}
+    for row in Render.objects.values("status").annotate(n=Count("id")):
+        counts[row["status"]] = row["n"]
+    return counts
+
+
+def renders_pending_ids(limit: int | None = None) -> list[int]:
+    qs = Render.objects.filter(status=Render.Status.PENDING).order_by("created")
+    return list(qs.values_list("id", flat=True)[:limit])
+
+
+def renders_recent(limit: int = 12):
+    return Render.objects.select_related("sketch").exclude(png="").order_by("-rendered")[:limit]

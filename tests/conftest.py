@@ -1,0 +1,39 @@
+"""Shared fixtures. Browser tests use the real Chromium; where it is missing
+they fail and say how to install it (they never skip)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from sketches.renderer import RendererConfig, RenderPool
+
+SKETCHES_DIR = Path(__file__).parent / "sketches"
+# Short enough that the hostile corpus runs quickly, long enough for every
+# honest test sketch (the slowest takes about 2.5 s on a cold browser here).
+TEST_DEADLINE_S = 8.0
+
+
+def chromium_path() -> str:
+    path = os.environ.get("PAINTRL_CHROMIUM_PATH", "/usr/bin/chromium")
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"Chromium is required at {path}: run `apt-get install chromium` "
+                    "(make test does this as root) or set PAINTRL_CHROMIUM_PATH.")
+    return path
+
+
+def make_config(**overrides) -> RendererConfig:
+    return RendererConfig(chromium_path=chromium_path(), deadline_s=TEST_DEADLINE_S,
+                          **overrides)
+
+
+@pytest.fixture(scope="session")
+def render_pool():
+    """One pool of two browsers for the whole session."""
+    with RenderPool(make_config(browsers=2)) as pool:
+        yield pool
+
+
+def read_sketch(relative: str) -> str:
+    return (SKETCHES_DIR / relative).read_text()
