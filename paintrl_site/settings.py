@@ -86,7 +86,7 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # A file, not memory, so a Celery worker started by a test sees the test data.
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / ".make" / "test.sqlite3")}
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "paintrl-test.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

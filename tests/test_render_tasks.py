@@ -1,0 +1,108 @@
+"""Queued rendering with the real parts: Redis as the broker, a Celery worker
+process on the `render` queue, the database the test wrote to."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+
+from paintrl_site.celery import app as celery_app
+from sketches import services
+from sketches.models import Render
+from tests.conftest import chromium_path, read_sketch
+
+ROOT = Path(__file__).resolve().parents[1]
+# A Redis database of its own, so a running demo's workers never take test tasks.
+TEST_REDIS_URL = os.environ.get("PAINTRL_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def database_url() -> str:
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    user = db["USER"] or ""
+    auth = f"{user}:{db['PASSWORD']}@" if db["PASSWORD"] else (f"{user}@" if user else "")
+    return f"postgres://{auth}{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.fixture
+def render_worker(transactional_db, tmp_path, settings):
+    """A real Celery worker on the render queue, sharing this test's database."""
+    chromium_path()
+    redis.Redis.from_url(TEST_REDIS_URL).flushdb()
+    celery_app.conf.update(broker_url=TEST_REDIS_URL, result_backend=TEST_REDIS_URL)
+    settings.MEDIA_ROOT = tmp_path
+    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": TEST_REDIS_URL,
+           "PAINTRL_MEDIA_ROOT": str(tmp_path), "PAINTRL_RENDER_BROWSERS": "2"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "paintrl_site", "worker", "-Q", "render",
+         "-P", "threads", "-c", "2", "--without-heartbeat", "--without-gossip",
+         "--without-mingle", "-n", f"test-render-{os.getpid()}@%h", "--loglevel", "WARNING"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    yield proc
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def wait_for(predicate, timeout: float = 90.0, worker=None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        if worker is not None and worker.poll() is not None:
+            raise AssertionError(f"worker exited: {worker.stdout.read().decode()[-2000:]}")
+        time.sleep(0.25)
+    raise AssertionError("timed out waiting")
+
+
+class TestQueuedRendering:
+    def test_render_created_in_a_transaction_is_rendered_by_the_worker(self, render_worker):
+        sketch = services.sketch_create(code=read_sketch("good/lines.js"), prompt="pencil lines")
+        render = services.render_create(sketch=sketch, seed=5)  # queued on commit
+        wait_for(lambda: Render.objects.get(pk=render.pk).status != "pending", worker=render_worker)
+        render.refresh_from_db()
+        assert render.status == "ok", render.violation_details
+        assert render.png and Path(render.png.path).read_bytes()[:4] == b"\x89PNG"
+        assert render.brush_calls > 0 and render.renderer_version.startswith("harness/")
+
+    def test_batch_task_reports_progress_and_stores_every_render(self, render_worker):
+        from sketches.tasks import render_batch_task
+
+        sketches = [services.sketch_create(code=read_sketch("good/lines.js")) for _ in range(3)]
+        bad = services.sketch_create(code="function setup(){ createCanvas(50,50); }")
+        ids = [Render.objects.create(sketch=s, seed=i).pk for i, s in enumerate(sketches + [bad])]
+        result = render_batch_task.delay(ids)
+        summary = result.get(timeout=120)
+        assert summary["done"] == 4
+        assert summary["statuses"] == {"ok": 3, "rejected": 1}
+        assert Render.objects.filter(pk__in=ids, status="pending").count() == 0
+
+
+@pytest.mark.django_db
+class TestRenderStore:
+    def test_a_redelivered_render_is_not_rendered_twice(self, render_pool, tmp_path, settings):
+        settings.MEDIA_ROOT = tmp_path
+        sketch = services.sketch_create(code=read_sketch("good/lines.js"))
+        render = Render.objects.create(sketch=sketch, seed=1)
+        first = services.render_execute(render_id=render.pk, pool=render_pool)
+        again = services.render_execute(render_id=render.pk, pool=render_pool)
+        assert first.status == again.status == "ok"
+        assert again.rendered == first.rendered
+        assert len(list(Path(tmp_path, "renders").rglob("*.png"))) == 1
+
+    def test_queue_routing_sends_render_tasks_to_the_render_queue(self):
+        assert settings.CELERY_TASK_ROUTES["sketches.tasks.*"] == {"queue": "render"}
+        assert celery_app.conf.task_acks_late is True
+        assert celery_app.conf.worker_prefetch_multiplier == 1

@@ -1,0 +1,65 @@
+"""The web app: every page but the login needs a login; the home page shows
+render progress and serves its counts as an htmx fragment."""
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.urls import reverse
+
+from sketches import services
+from sketches.models import Render
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def user(db):
+    return get_user_model().objects.create_user("curator1", password="a-long-password-1")
+
+
+class TestLoginRequired:
+    @pytest.mark.parametrize("name, args", [
+        ("home", []), ("sketches:render_detail", [1]), ("sketches:render_png", [1]),
+    ])
+    def test_anonymous_visitors_are_sent_to_the_login_page(self, client, name, args):
+        response = client.get(reverse(name, args=args))
+        assert response.status_code == 302
+        assert response["Location"].startswith(reverse("login"))
+
+    def test_login_page_is_open_and_carries_csrf(self, client):
+        response = client.get(reverse("login"))
+        assert response.status_code == 200
+        assert b"csrfmiddlewaretoken" in response.content
+
+
+class TestHome:
+    def test_counts_renders_by_state(self, client, user):
+        sketch = services.sketch_create(code="function setup(){}")
+        Render.objects.create(sketch=sketch, status="ok")
+        Render.objects.create(sketch=sketch, status="pending")
+        client.force_login(user)
+        response = client.get(reverse("home"))
+        assert response.status_code == 200
+        assert response.context["counts"] == {
+            "pending": 1, "ok": 1, "rejected": 0, "unavailable": 0}
+        assert b"1 of 2 rendered" in response.content
+        assert b'hx-trigger="every 3s"' in response.content
+
+    def test_htmx_request_gets_only_the_counts_fragment(self, client, user):
+        client.force_login(user)
+        response = client.get(reverse("home"), headers={"HX-Request": "true"})
+        assert response.status_code == 200
+        assert response.content.strip().startswith(b'<section id="render-counts"')
+        assert b"<html" not in response.content
+
+
+class TestEnsureAdmin:
+    def test_creates_the_account_once_with_the_given_password(self, monkeypatch, capsys):
+        monkeypatch.setenv("PAINTRL_ADMIN_PASSWORD", "given-password-123")
+        call_command("ensure_admin")
+        call_command("ensure_admin")
+        out = capsys.readouterr().out
+        assert "created admin account 'admin'" in out and "already exists" in out
+        admin = get_user_model().objects.get(username="admin")
+        assert admin.is_staff and admin.check_password("given-password-123")
