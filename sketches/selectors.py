@@ -20,3 +20,13 @@ def renders_pending_ids(limit: int | None = None) -> list[int]:
 
 def renders_recent(limit: int = 12):
     return Render.objects.select_related("sketch").exclude(png="").order_by("-rendered")[:limit]
+
+
+def render_scoring_png(render: Render) -> bytes:
+    """The render downscaled to PAINTRL_SCORE_SIZE, the copy judges and
+    scorers read (full-size PNGs stay on disk for people)."""
+    from .conf import score_size
+    from .renderer.paint import downscale
+
+    with render.png.open("rb") as f:
+        return downscale(f.read(), score_size())

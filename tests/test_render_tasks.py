@@ -106,3 +106,18 @@ class TestRenderStore:
         assert settings.CELERY_TASK_ROUTES["sketches.tasks.*"] == {"queue": "render"}
         assert celery_app.conf.task_acks_late is True
         assert celery_app.conf.worker_prefetch_multiplier == 1
+
+    def test_scoring_copy_is_downscaled_to_the_configured_size(self, render_pool, tmp_path,
+                                                               settings):
+        import io
+
+        from PIL import Image
+
+        from sketches.selectors import render_scoring_png
+
+        settings.MEDIA_ROOT = tmp_path
+        settings.PAINTRL_SCORE_SIZE = 64
+        sketch = services.sketch_create(code=read_sketch("good/lines.js"))
+        render = Render.objects.create(sketch=sketch, seed=1)
+        render = services.render_execute(render_id=render.pk, pool=render_pool)
+        assert Image.open(io.BytesIO(render_scoring_png(render))).size == (64, 51)
