@@ -36,6 +36,7 @@ POPUP = "popup"
 STORAGE_ACCESS = "storage_access"
 WORKER = "worker"
 TAMPERING = "tampering"
+FRAME = "frame"
 
 # Calls whose only purpose is to reach outside the page.
 NETWORK_PATTERN = re.compile(

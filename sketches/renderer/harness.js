@@ -17,6 +17,7 @@
   const appendChild = Node.prototype.appendChild;
   const createElement = Document.prototype.createElement;
   const addEventListener = EventTarget.prototype.addEventListener;
+  const toDataURL = HTMLCanvasElement.prototype.toDataURL;
 
   // Mulberry32: seeded before the libraries load so their load-time
   // randomness is fixed; re-seeded with the render seed in run().
@@ -48,6 +49,7 @@
   state.brushPaintCalls = 0;
   state.plainCalls = create(null);
   let startedAt = 0;
+  let capture = null;  // PNG data URL of the canvas, taken as the sketch finishes
   let instance = null;
   let brushDepth = 0;
 
@@ -73,6 +75,12 @@
           gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
         }
       } catch (e) { /* a lost context has nothing left to wait for */ }
+      // Read the canvas now, inside the frame: a WebGL drawing buffer is
+      // cleared once composited, and a screenshot of a background tab waits
+      // for a throttled frame (measured: up to 1 s).
+      try {
+        capture = toDataURL.call(instance.drawingContext.canvas, "image/png");
+      } catch (e) { capture = null; }
     }
     state.drawMs = now() - startedAt;
     state.phase = "done";
@@ -244,7 +252,7 @@
   };
 
   defineProperty(window, "__paintrl", {
-    value: Object.freeze({ run, snapshot }),
+    value: Object.freeze({ run, snapshot, capture: () => capture }),
     writable: false,
     configurable: false,
   });

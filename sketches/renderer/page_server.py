@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -57,6 +58,16 @@ def build_page(config: RendererConfig) -> bytes:
 </head><body></body></html>""".encode()
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        # A browser closed mid-download (a pool shutting down, a tab closed
+        # while loading) is routine, not worth a traceback.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class PageServer:
     """A threaded HTTP server bound to 127.0.0.1 on a free port."""
 
@@ -88,8 +99,7 @@ class PageServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self.port = self._server.server_address[1]
         self.origin = f"http://127.0.0.1:{self.port}"
         self.page_url = self.origin + PAGE_PATH

@@ -28,6 +28,21 @@ def paint_fraction(png: bytes) -> float:
     return painted / len(pixels)
 
 
+def flatten_on_white(png: bytes) -> bytes:
+    """An opaque PNG: transparent canvas areas shown on white, as a viewer
+    sees them (a sketch that never calls background() leaves them clear)."""
+    with Image.open(io.BytesIO(png)) as img:
+        img.load()
+        if img.mode in ("RGB", "L"):
+            return png
+        rgba = img.convert("RGBA")
+    flat = Image.new("RGB", rgba.size, (255, 255, 255))
+    flat.paste(rgba, mask=rgba.getchannel("A"))
+    out = io.BytesIO()
+    flat.save(out, format="PNG")
+    return out.getvalue()
+
+
 def downscale(png: bytes, size: int) -> bytes:
     """A copy whose longer side is `size` pixels, for judges and scorers."""
     with Image.open(io.BytesIO(png)) as img:
