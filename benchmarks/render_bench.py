@@ -173,7 +173,8 @@ def main() -> None:
     print(f"{'PASS' if speedup >= TARGET_SPEEDUP else 'MISS'}  default pool throughput "
           f"{speedup:.2f}x naive (target >= {TARGET_SPEEDUP:.0f}x)")
     print(f"{'PASS' if med_seq <= TARGET_MEDIAN_OVERHEAD_MS else 'MISS'}  median per-render "
-          f"overhead, sequential (b): {med_seq:.0f} ms (target <= {TARGET_MEDIAN_OVERHEAD_MS:.0f} ms)"
+          f"overhead, sequential (b): {med_seq:.0f} ms "
+          f"(target <= {TARGET_MEDIAN_OVERHEAD_MS:.0f} ms)"
           f"; concurrent (c): {med_conc:.0f} ms, for information")
 
 
