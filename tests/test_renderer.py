@@ -14,14 +14,7 @@ from sketches.renderer import RenderPool
 from sketches.rendering import render_text
 from tests.conftest import make_config, read_sketch
 
-LINES = """
-function setup() {
-  createCanvas(200, 160, WEBGL);
-  background("#f6f1e8");
-  brush.set("HB", "#2f2a26", 1.2);
-  for (let i = 0; i < 6; i++) brush.line(random(-90, 90), -70, random(-90, 90), 70);
-}
-"""
+LINES = read_sketch("good/lines.js")
 
 ANIMATED = """
 function setup() { createCanvas(160, 160, WEBGL); background(250); }
