@@ -144,6 +144,13 @@ PAINTRL_RENDER_MAX_FRAMES = env_int("PAINTRL_RENDER_MAX_FRAMES", 60)
 PAINTRL_RENDER_MAX_CANVAS_SIDE = env_int("PAINTRL_RENDER_MAX_CANVAS_SIDE", 1200)
 PAINTRL_BLANK_FLOOR = env_float("PAINTRL_BLANK_FLOOR", 0.005)
 PAINTRL_SCORE_SIZE = env_int("PAINTRL_SCORE_SIZE", 256)
+# Canvas side of the procedural painter's sketches. Watercolour fills cost time
+# in proportion to their area, so this sets how fast the demo corpus renders.
+PAINTRL_PAINTER_SIZE = env_int("PAINTRL_PAINTER_SIZE", 400)
+# Imported manifests may carry grades; the rating app stores them (sketches
+# cannot import rating, so it calls this dotted path).
+PAINTRL_IMPORT_GRADES_HANDLER = os.environ.get("PAINTRL_IMPORT_GRADES_HANDLER",
+                                               "rating.services.grades_import")
 
 LOGGING = {
     "version": 1,

@@ -2,13 +2,17 @@ from django.shortcuts import render
 
 from sketches import selectors
 
+from . import overview
+
 
 def home(request):
-    """What is there and what to do next; the counts poll while renders stream in."""
-    context = {
-        "counts": selectors.render_status_counts(),
+    """What is there and what to do next; the render progress polls while
+    renders stream in."""
+    context = {"progress": overview.render_progress()}
+    if request.htmx:
+        return render(request, "home.html#render-progress", context)
+    context |= {
+        "grading": overview.grading_progress(),
         "recent": selectors.renders_recent(),
     }
-    if request.htmx:
-        return render(request, "home.html#render-counts", context)
     return render(request, "home.html", context)

@@ -14,6 +14,7 @@ class Sketch(models.Model):
         IMPORTED = "imported", "Imported"
         ROLLOUT = "rollout", "Rollout"
         EDITED = "edited", "Edited"
+        PROCEDURAL = "procedural", "Procedural painter"
 
     prompt = models.TextField(blank=True)
     code = models.TextField()
@@ -22,6 +23,10 @@ class Sketch(models.Model):
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="edits",
         help_text="The sketch this one was edited from.",
+    )
+    meta = models.JSONField(
+        default=dict, blank=True,
+        help_text="Where the sketch came from: painter parameters, import file name.",
     )
     created = models.DateTimeField(auto_now_add=True, db_index=True)
 

@@ -30,3 +30,14 @@ def render_scoring_png(render: Render) -> bytes:
 
     with render.png.open("rb") as f:
         return downscale(f.read(), score_size())
+
+
+def render_rate_per_minute(window_s: int = 300) -> float:
+    """Renders finished per minute over the last `window_s` seconds: the pace
+    the home page turns into a time-left estimate while a corpus renders."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    since = timezone.now() - timedelta(seconds=window_s)
+    return Render.objects.filter(rendered__gte=since).count() * 60 / window_s

@@ -16,8 +16,9 @@ from .rendering import RenderOutcome, render_text
 
 @transaction.atomic
 def sketch_create(*, code: str, prompt: str = "", origin: str = Sketch.Origin.IMPORTED,
-                  parent: Sketch | None = None) -> Sketch:
-    return Sketch.objects.create(code=code, prompt=prompt, origin=origin, parent=parent)
+                  parent: Sketch | None = None, meta: dict | None = None) -> Sketch:
+    return Sketch.objects.create(code=code, prompt=prompt, origin=origin, parent=parent,
+                                 meta=meta or {})
 
 
 def render_create(*, sketch: Sketch, seed: int = 0) -> Render:

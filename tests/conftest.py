@@ -37,3 +37,12 @@ def render_pool():
 
 def read_sketch(relative: str) -> str:
     return (SKETCHES_DIR / relative).read_text()
+
+
+@pytest.fixture
+def render_worker(transactional_db, tmp_path, settings):
+    """A real Celery worker process on the `render` queue (Redis database 15),
+    sharing this test's database and a temporary MEDIA_ROOT."""
+    from tests.workers import run_render_worker
+
+    yield from run_render_worker(tmp_path, settings)

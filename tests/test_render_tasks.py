@@ -2,69 +2,16 @@
 process on the `render` queue, the database the test wrote to."""
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-import redis
 from django.conf import settings
-from django.db import connection
 
 from paintrl_site.celery import app as celery_app
 from sketches import services
 from sketches.models import Render
-from tests.conftest import chromium_path, read_sketch
-
-ROOT = Path(__file__).resolve().parents[1]
-# A Redis database of its own, so a running demo's workers never take test tasks.
-TEST_REDIS_URL = os.environ.get("PAINTRL_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    user = db["USER"] or ""
-    auth = f"{user}:{db['PASSWORD']}@" if db["PASSWORD"] else (f"{user}@" if user else "")
-    return f"postgres://{auth}{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
-@pytest.fixture
-def render_worker(transactional_db, tmp_path, settings):
-    """A real Celery worker on the render queue, sharing this test's database."""
-    chromium_path()
-    redis.Redis.from_url(TEST_REDIS_URL).flushdb()
-    celery_app.conf.update(broker_url=TEST_REDIS_URL, result_backend=TEST_REDIS_URL)
-    settings.MEDIA_ROOT = tmp_path
-    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": TEST_REDIS_URL,
-           "PAINTRL_MEDIA_ROOT": str(tmp_path), "PAINTRL_RENDER_BROWSERS": "2"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "paintrl_site", "worker", "-Q", "render",
-         "-P", "threads", "-c", "2", "--without-heartbeat", "--without-gossip",
-         "--without-mingle", "-n", f"test-render-{os.getpid()}@%h", "--loglevel", "WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
-    yield proc
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-
-
-def wait_for(predicate, timeout: float = 90.0, worker=None):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        if worker is not None and worker.poll() is not None:
-            raise AssertionError(f"worker exited: {worker.stdout.read().decode()[-2000:]}")
-        time.sleep(0.25)
-    raise AssertionError("timed out waiting")
+from tests.conftest import read_sketch
+from tests.workers import wait_for
 
 
 class TestQueuedRendering:

@@ -41,16 +41,45 @@ class TestHome:
         client.force_login(user)
         response = client.get(reverse("home"))
         assert response.status_code == 200
-        assert response.context["counts"] == {
+        assert response.context["progress"].counts == {
             "pending": 1, "ok": 1, "rejected": 0, "unavailable": 0}
         assert b"1 of 2 rendered" in response.content
         assert b'hx-trigger="every 3s"' in response.content
+
+    def test_shows_grades_by_value_and_what_is_left_to_grade(self, client, user):
+        from rating.services import grade_record
+
+        sketch = services.sketch_create(code="function setup(){}")
+        graded, _ungraded = (Render.objects.create(sketch=sketch, status="ok", png=f"r/{i}.png")
+                             for i in range(2))
+        Render.objects.create(sketch=sketch, status="rejected")
+        grade_record(render=graded, curator=user, value="love")
+        client.force_login(user)
+        grading = client.get(reverse("home")).context["grading"]
+        assert (grading.graded_renders, grading.gradable_renders, grading.ungraded) == (1, 2, 1)
+        assert grading.by_value == {"love": 1, "okay": 0, "nope": 0}
+        assert grading.curators == 1
+
+    def test_estimates_time_left_from_the_recent_pace(self, client, user):
+        from django.utils import timezone
+
+        sketch = services.sketch_create(code="function setup(){}")
+        for _ in range(10):
+            Render.objects.create(sketch=sketch, status="ok", rendered=timezone.now())
+        for _ in range(40):
+            Render.objects.create(sketch=sketch)
+        client.force_login(user)
+        response = client.get(reverse("home"))
+        progress = response.context["progress"]
+        assert progress.per_minute == 2.0  # 10 in the last five minutes
+        assert progress.minutes_left == 20
+        assert b"about 20 min left" in response.content
 
     def test_htmx_request_gets_only_the_counts_fragment(self, client, user):
         client.force_login(user)
         response = client.get(reverse("home"), headers={"HX-Request": "true"})
         assert response.status_code == 200
-        assert response.content.strip().startswith(b'<section id="render-counts"')
+        assert response.content.strip().startswith(b'<section id="render-progress"')
         assert b"<html" not in response.content
 
 

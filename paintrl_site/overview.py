@@ -1,0 +1,61 @@
+"""What the home page shows: how far rendering and grading have come. The
+project package may read every app (the apps themselves only read downwards)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Count
+
+from rating.models import Grade
+from sketches import selectors as sketch_selectors
+from sketches.models import Render
+
+
+@dataclass(frozen=True)
+class RenderProgress:
+    counts: dict[str, int]
+    per_minute: float
+
+    @property
+    def done(self) -> int:
+        return self.counts["ok"] + self.counts["rejected"] + self.counts["unavailable"]
+
+    @property
+    def total(self) -> int:
+        return self.done + self.counts["pending"]
+
+    @property
+    def minutes_left(self) -> int | None:
+        if not self.counts["pending"] or not self.per_minute:
+            return None
+        return max(1, round(self.counts["pending"] / self.per_minute))
+
+
+@dataclass(frozen=True)
+class GradingProgress:
+    by_value: dict[str, int]
+    graded_renders: int
+    gradable_renders: int
+    curators: int
+
+    @property
+    def ungraded(self) -> int:
+        return max(0, self.gradable_renders - self.graded_renders)
+
+
+def render_progress() -> RenderProgress:
+    return RenderProgress(counts=sketch_selectors.render_status_counts(),
+                          per_minute=sketch_selectors.render_rate_per_minute())
+
+
+def grading_progress() -> GradingProgress:
+    by_value = {value: 0 for value in Grade.Value.values}
+    for row in Grade.objects.values("value").annotate(n=Count("id")):
+        by_value[row["value"]] = row["n"]
+    gradable = Render.objects.filter(status=Render.Status.OK).exclude(png="")
+    return GradingProgress(
+        by_value=by_value,
+        graded_renders=gradable.filter(grades__isnull=False).distinct().count(),
+        gradable_renders=gradable.count(),
+        curators=Grade.objects.values("curator").distinct().count(),
+    )
