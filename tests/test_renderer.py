@@ -46,6 +46,12 @@ class TestHonestSketches:
         assert outcome.brush_call_counts["circle"] == 1
         assert outcome.draw_ms > 0 and outcome.elapsed_ms >= outcome.draw_ms
 
+    def test_no_loop_in_setup_still_captures_the_one_draw_frame(self, render_pool):
+        outcome = render_text(render_pool, read_sketch("good/noloop_in_setup.js"), seed=2)
+        assert outcome.status == "ok", outcome.details
+        assert outcome.frames == 1
+        assert outcome.brush_call_counts["line"] == 6 and outcome.paint_fraction > 0.005
+
     def test_same_code_and_seed_give_identical_pixels(self, render_pool):
         first = render_text(render_pool, LINES, seed=7)
         second = render_text(render_pool, LINES, seed=7)

@@ -207,7 +207,9 @@
         state.height = this.height;
         state.hasDraw = typeof window.draw === "function";
         state.phase = "setup_done";
-        if (!state.hasDraw || !this._loop) finish();
+        // With draw(), p5 runs it once even after noLoop() in setup(), so
+        // postdraw captures; finishing here would capture an empty canvas.
+        if (!state.hasDraw) finish();
       };
       lifecycles.postdraw = function () {
         state.frames += 1;
