@@ -4,6 +4,8 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+# How many procedural sketches `make demo` seeds (the original project graded 1,664).
+DEMO_SKETCHES ?= 1664
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 .PHONY: demo test deps system lint bench clean
@@ -27,6 +29,7 @@ demo: deps
 	@scripts/ensure_redis.sh
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py ensure_admin
+	$(PY) manage.py seed_corpus --count $(DEMO_SKETCHES)
 	@echo
 	@echo "paintrl: open http://$${PAINTRL_HOST:-127.0.0.1}:$${PAINTRL_PORT:-8000}/  (Ctrl-C stops web and workers)"
 	@echo
