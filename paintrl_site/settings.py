@@ -86,7 +86,9 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # A file, not memory, so a Celery worker started by a test sees the test data.
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "paintrl-test.sqlite3")}
+    # One file per test run, so two runs on one machine never share it.
+    DATABASES["default"]["TEST"] = {
+        "NAME": str(BASE_DIR / f"paintrl-test-{os.getpid()}.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -120,6 +122,9 @@ CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
+    # Exact names win over patterns: an import needs no browser, so it runs
+    # on the default queue rather than the render workers'.
+    "sketches.tasks.import_job_task": {"queue": "default"},
     "sketches.tasks.*": {"queue": "render"},
     "training.tasks.*": {"queue": "train"},
 }
@@ -151,6 +156,33 @@ PAINTRL_PAINTER_SIZE = env_int("PAINTRL_PAINTER_SIZE", 400)
 # cannot import rating, so it calls this dotted path).
 PAINTRL_IMPORT_GRADES_HANDLER = os.environ.get("PAINTRL_IMPORT_GRADES_HANDLER",
                                                "rating.services.grades_import")
+# Import limits (sketches/importing/conf.py reads these; the reasons are there).
+PAINTRL_IMPORT_MAX_FILE_BYTES = env_int("PAINTRL_IMPORT_MAX_FILE_BYTES", 1_000_000)
+PAINTRL_IMPORT_MAX_PNG_BYTES = env_int("PAINTRL_IMPORT_MAX_PNG_BYTES", 20_000_000)
+PAINTRL_IMPORT_MAX_IMAGE_PIXELS = env_int("PAINTRL_IMPORT_MAX_IMAGE_PIXELS", 4096 * 4096)
+PAINTRL_IMPORT_MAX_TOTAL_BYTES = env_int("PAINTRL_IMPORT_MAX_TOTAL_BYTES", 2_000_000_000)
+PAINTRL_IMPORT_MAX_RATIO = env_int("PAINTRL_IMPORT_MAX_RATIO", 100)
+# The upload page's limit, enforced while the body streams in.
+PAINTRL_IMPORT_MAX_UPLOAD_BYTES = env_int("PAINTRL_IMPORT_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+
+# --- Grading (rating/conf.py reads these) -------------------------------
+# The group whose members grade and edit (staff may too).
+PAINTRL_CURATOR_GROUP = os.environ.get("PAINTRL_CURATOR_GROUP", "curator")
+# How many curators should grade each render: 1 for labelling, more for
+# agreement studies.
+PAINTRL_GRADE_OVERLAP = env_int("PAINTRL_GRADE_OVERLAP", 1)
+# A render held for a curator (on screen or in the browser's queue of upcoming
+# renders) is handed to no one else until the claim lapses; the grading page
+# renews its claims as it works (and every TTL/3 while idle), so only an
+# abandoned page lets them lapse.
+PAINTRL_CLAIM_TTL_S = env_int("PAINTRL_CLAIM_TTL_S", 600)
+# Renders the grading page holds ahead (the one shown included), preloaded so
+# the next one appears the moment a grade is given.
+PAINTRL_GRADE_PREFETCH = env_int("PAINTRL_GRADE_PREFETCH", 5)
+# Dotted path to `order(renders) -> ordered renders | None` behind the "most
+# informative first" queue order; None (or a function answering None, e.g. no
+# reward model yet) hides the option. The pool app provides one.
+PAINTRL_INFORMATIVE_ORDER = os.environ.get("PAINTRL_INFORMATIVE_ORDER") or None
 
 LOGGING = {
     "version": 1,

@@ -10,6 +10,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("sketches/", include("sketches.urls")),
+    path("rate/", include("rating.urls")),
     path("admin/", admin.site.urls),
 ]
 

@@ -16,6 +16,9 @@ class Grade(models.Model):
     class Source(models.TextChoices):
         APP = "app", "Graded in the app"
         IMPORT = "import", "Imported"
+        # The simulated curator (pool.reward.simulated) for CI and the demo,
+        # where no human grades exist; never shown as a human's grade.
+        SIMULATED = "simulated", "Simulated curator"
 
     # Ordinal position, for agreement statistics and reward-model training.
     ORDINAL = {Value.NOPE: 0, Value.OKAY: 1, Value.LOVE: 2}
@@ -26,7 +29,7 @@ class Grade(models.Model):
     value = models.CharField(max_length=8, choices=Value.choices)
     shown_ms = models.PositiveIntegerField(
         null=True, blank=True, help_text="How long the render was on screen before the grade.")
-    source = models.CharField(max_length=8, choices=Source.choices, default=Source.APP)
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.APP)
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -52,3 +55,46 @@ class GradeChange(models.Model):
 
     class Meta:
         ordering = ["-changed"]
+
+
+class Claim(models.Model):
+    """A render held for one curator: on their screen or in their browser's
+    queue of upcoming renders. While the claim is live, the render counts as
+    taken towards the overlap setting, so no other curator is handed it beyond
+    that; a claim the curator abandons lapses at `expires`. Grading, skipping
+    or releasing the render deletes the claim."""
+
+    render = models.ForeignKey(Render, on_delete=models.CASCADE, related_name="claims")
+    curator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="claims")
+    expires = models.DateTimeField(db_index=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        # Claim order is queue order: the page shows a curator's claims oldest first.
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["render", "curator"], name="one_claim_per_curator"),
+        ]
+
+    def __str__(self) -> str:
+        return f"render {self.render_id} held for {self.curator} until {self.expires:%H:%M:%S}"
+
+
+class Skip(models.Model):
+    """A render a curator passed over: it leaves their queue (and goes back to
+    everyone else's) until they clear their skips."""
+
+    render = models.ForeignKey(Render, on_delete=models.CASCADE, related_name="skips")
+    curator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="skips")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.UniqueConstraint(fields=["render", "curator"], name="one_skip_per_curator"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.curator} skipped render {self.render_id}"

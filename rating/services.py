@@ -5,16 +5,19 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.utils import timezone
 
+from sketches.access import curator_group_name
 from sketches.models import Render
 
-from .models import Grade, GradeChange
+from .conf import claim_ttl
+from .models import Claim, Grade, GradeChange, Skip
+from .queue import render_claim
 
-CURATOR_GROUP = "curator"
 
 
 def curator_group() -> Group:
-    group, _ = Group.objects.get_or_create(name=CURATOR_GROUP)
+    group, _ = Group.objects.get_or_create(name=curator_group_name())
     return group
 
 
@@ -35,21 +38,31 @@ def grade_record(*, render: Render, curator, value: str, shown_ms: int | None = 
                  source: str = Grade.Source.APP) -> Grade:
     """Set `curator`'s grade of `render`, keeping the previous value in the
     history. Recording the same value again changes nothing."""
+    return _grade_write(render=render, curator=curator, value=value, shown_ms=shown_ms,
+                        source=source)[0]
+
+
+def _grade_write(*, render: Render, curator, value: str, shown_ms: int | None,
+                 source: str) -> tuple[Grade, str]:
+    """grade_record's work, inside the caller's transaction; also returns the
+    value the grade had before ("" when new)."""
     if value not in Grade.Value.values:
-        raise ValueError(f"unknown grade {value!r}: expected one of {', '.join(Grade.Value.values)}")
+        raise ValueError(f"unknown grade {value!r}: "
+                         f"expected one of {', '.join(Grade.Value.values)}")
     grade = (Grade.objects.select_for_update()
              .filter(render=render, curator=curator).first())
     if grade is None:
         grade = Grade.objects.create(render=render, curator=curator, value=value,
                                      shown_ms=shown_ms, source=source)
         GradeChange.objects.create(grade=grade, previous="", value=value, changed_by=curator)
-        return grade
-    if grade.value != value:
-        GradeChange.objects.create(grade=grade, previous=grade.value, value=value,
+        return grade, ""
+    previous = grade.value
+    if previous != value:
+        GradeChange.objects.create(grade=grade, previous=previous, value=value,
                                    changed_by=curator)
         grade.value = value
         grade.save(update_fields=["value", "updated"])
-    return grade
+    return grade, previous
 
 
 def grades_import(*, render: Render, grades: dict[str, str]) -> list[Grade]:
@@ -66,3 +79,56 @@ def grades_import(*, render: Render, grades: dict[str, str]) -> list[Grade]:
         return [grade_record(render=render, curator=curator_get_or_create(username=name.strip()),
                              value=value, source=Grade.Source.IMPORT)
                 for name, value in grades.items()]
+
+
+@transaction.atomic
+def grade_submit(*, curator, render: Render, value: str,
+                 shown_ms: int | None = None) -> tuple[Grade, str]:
+    """A grade given on the grading page: record it and free the curator's
+    claim on the render (the grade now holds that seat). Returns the grade
+    and the value it had before ("" for a new grade), which undo restores."""
+    grade, previous = _grade_write(render=render, curator=curator, value=value,
+                                   shown_ms=shown_ms, source=Grade.Source.APP)
+    # A skip of this render, if any, stays: it is moot once graded (the queue
+    # leaves graded renders out), and deleting it here would cost every grade a query.
+    Claim.objects.filter(render=render, curator=curator).delete()
+    return grade, previous
+
+
+@transaction.atomic
+def grade_undo(*, curator, render: Render, restore: str = "") -> Grade | None:
+    """Undo a grade: put back the value it had (`restore`), or, when it had
+    none, withdraw it; the render then goes back to the curator, held by a
+    claim in the grade's place. Undoing a grade that is already gone does
+    nothing, so a retried request is harmless."""
+    if restore:
+        return grade_record(render=render, curator=curator, value=restore)
+    # The withdrawn grade's history goes with it: it was a slip of the key, not
+    # an opinion anyone needs to audit.
+    deleted, _ = Grade.objects.filter(render=render, curator=curator).delete()
+    if deleted:
+        Claim.objects.update_or_create(render=render, curator=curator,
+                                       defaults={"expires": timezone.now() + claim_ttl()})
+    return None
+
+
+@transaction.atomic
+def render_skip(*, curator, render: Render) -> None:
+    """Pass a render over: it leaves the curator's queue, and their claim goes
+    back so another curator can have it now."""
+    Skip.objects.get_or_create(render=render, curator=curator)
+    Claim.objects.filter(render=render, curator=curator).delete()
+
+
+@transaction.atomic
+def render_unskip(*, curator, render: Render) -> bool:
+    """Undo a skip: the render returns to the curator's queue, and is claimed
+    for them if it is still open. True if they hold it again."""
+    Skip.objects.filter(render=render, curator=curator).delete()
+    return render_claim(curator=curator, render_id=render.pk)
+
+
+def skips_clear(*, curator) -> int:
+    """Bring every render the curator skipped back into their queue."""
+    deleted, _ = Skip.objects.filter(curator=curator).delete()
+    return deleted

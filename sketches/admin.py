@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from .models import Render, Sketch
+from .models import ImportJob, Render, Sketch
 
 
 class RenderInline(admin.TabularInline):
@@ -36,3 +36,15 @@ class RenderAdmin(admin.ModelAdmin):
             return "-"
         return format_html('<img src="{}" width="96" height="96" style="object-fit:contain">',
                            reverse("sketches:render_png", args=[render.pk]))
+
+
+@admin.register(ImportJob)
+class ImportJobAdmin(admin.ModelAdmin):
+    """Read-only: jobs are made by the upload page (/sketches/import/)."""
+    list_display = ("id", "original_filename", "uploaded_by", "status", "done", "total",
+                    "created")
+    list_filter = ("status",)
+    readonly_fields = [f.name for f in ImportJob._meta.fields]
+
+    def has_add_permission(self, request):
+        return False

@@ -1,5 +1,7 @@
 import hashlib
+import uuid
 
+from django.conf import settings
 from django.db import models
 
 
@@ -72,6 +74,11 @@ class Render(models.Model):
     elapsed_ms = models.PositiveIntegerField(default=0)
     draw_ms = models.PositiveIntegerField(default=0)
     renderer_version = models.CharField(max_length=120, blank=True)
+    # Written by the pool app's active reward model (apps above sketches store
+    # their results here rather than being imported by it).
+    taste_score = models.FloatField(null=True, blank=True, db_index=True)
+    taste_model = models.CharField(max_length=40, blank=True,
+                                   help_text="The reward model that gave taste_score.")
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     rendered = models.DateTimeField(null=True, blank=True)
 
@@ -85,3 +92,51 @@ class Render(models.Model):
 
     def __str__(self) -> str:
         return f"Render {self.pk} of sketch {self.sketch_id} (seed {self.seed}): {self.status}"
+
+
+def import_upload_path(job: "ImportJob", filename: str) -> str:
+    """A generated name: the uploader's file name is never used as a path
+    (only its kind, .zip or .jsonl, chosen from the content, survives)."""
+    suffix = ".jsonl" if filename.lower().endswith(".jsonl") else ".zip"
+    return f"imports/{uuid.uuid4().hex}{suffix}"
+
+
+class ImportJob(models.Model):
+    """An uploaded zip or JSONL file imported by a Celery task; the upload page
+    polls it for progress and shows its report."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED,
+                              db_index=True)
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                    on_delete=models.SET_NULL, related_name="import_jobs")
+    original_filename = models.CharField(
+        max_length=255, help_text="The uploader's file name: shown, never used as a path.")
+    archive = models.FileField(upload_to=import_upload_path, max_length=200)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    report = models.JSONField(default=dict, blank=True,
+                              help_text="ImportReport.to_dict(): counts and per-item results.")
+    error = models.TextField(blank=True, help_text="Why the input as a whole failed.")
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
+    def percent(self) -> int:
+        return 100 if self.is_finished else int(100 * self.done / max(self.total, 1))
+
+    def __str__(self) -> str:
+        return f"Import {self.pk} of {self.original_filename}: {self.status}"

@@ -21,3 +21,12 @@ def render_batch_task(self, render_ids: list[int]) -> dict:
     for render in renders:
         counts[render.status] = counts.get(render.status, 0) + 1
     return {"done": len(renders), "total": len(render_ids), "statuses": counts}
+
+
+# Routed to the default queue by its exact name in CELERY_TASK_ROUTES (the
+# rest of this module goes to the render queue): an import needs no browser.
+@shared_task
+def import_job_task(import_job_id: int) -> str:
+    from .importing.jobs import import_job_run
+
+    return import_job_run(job_id=import_job_id).status

@@ -1,7 +1,12 @@
 from django.http import FileResponse, Http404
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
-from .models import Render
+from .access import staff_required
+from .importing import upload
+from .importing.conf import max_upload_bytes
+from .importing.jobs import import_job_create, import_jobs_recent
+from .models import ImportJob, Render
 
 
 def render_detail(request, pk: int):
@@ -15,3 +20,49 @@ def render_png(request, pk: int):
     if not obj.png:
         raise Http404("this render has no image")
     return FileResponse(obj.png.open("rb"), content_type="image/png")
+
+
+# --- Import (staff only) ------------------------------------------------
+
+# CSRF is checked in _import_upload instead: the size-limiting upload handler
+# must be installed before anything reads the body, and the CSRF middleware
+# reads it to find the token (Django's documented pattern for upload handlers).
+@csrf_exempt
+@staff_required
+def import_upload(request):
+    """The upload form and the recent import jobs."""
+    handler = None
+    if request.method == "POST":
+        if upload.body_too_large(request):
+            return _import_page(request, upload.ImportUploadForm(), status=413,
+                                refused=upload.ImportUploadForm.too_large_message())
+        handler = upload.SizeLimitUploadHandler(request)
+        request.upload_handlers.insert(0, handler)
+    return _import_upload(request, handler)
+
+
+@csrf_protect
+def _import_upload(request, handler):
+    if request.method != "POST":
+        return _import_page(request, upload.ImportUploadForm())
+    form = upload.ImportUploadForm(request.POST, request.FILES, upload_handler=handler)
+    if not form.is_valid():
+        return _import_page(request, form, status=413 if form.upload_stopped else 400)
+    job = import_job_create(upload=form.cleaned_data["archive"], kind=form.kind,
+                            uploaded_by=request.user)
+    return redirect("sketches:import_job", pk=job.pk)
+
+
+def _import_page(request, form, *, status: int = 200, refused: str = ""):
+    context = {"form": form, "refused": refused, "jobs": import_jobs_recent(),
+               "max_upload_bytes": max_upload_bytes()}
+    return render(request, "sketches/import.html", context, status=status)
+
+
+@staff_required
+def import_job(request, pk: int):
+    """One import's progress and report; the htmx fragment polls while it runs."""
+    job = get_object_or_404(ImportJob.objects.select_related("uploaded_by"), pk=pk)
+    template = "sketches/import_job.html#job-progress" if request.htmx \
+        else "sketches/import_job.html"
+    return render(request, template, {"job": job})

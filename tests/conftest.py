@@ -24,8 +24,8 @@ def chromium_path() -> str:
 
 
 def make_config(**overrides) -> RendererConfig:
-    return RendererConfig(chromium_path=chromium_path(), deadline_s=TEST_DEADLINE_S,
-                          **overrides)
+    return RendererConfig(chromium_path=chromium_path(),
+                          **{"deadline_s": TEST_DEADLINE_S, **overrides})
 
 
 @pytest.fixture(scope="session")

@@ -38,7 +38,10 @@ CSP = "; ".join([
 ])
 
 
-def build_page(config: RendererConfig) -> bytes:
+def harness_script(config: RendererConfig) -> str:
+    """The harness as an inline <script> carrying its configuration. It must
+    come before p5 and p5.brush; the editor's live preview uses it too, so a
+    sketch runs there as it does here."""
     harness = resources.files(__package__).joinpath("harness.js").read_text()
     harness_config = {
         "bootSeed": BOOT_SEED,
@@ -49,10 +52,14 @@ def build_page(config: RendererConfig) -> bytes:
         "brushPaintMethods": sorted(BRUSH_PAINT_METHODS),
         "plainPrimitives": list(PLAIN_PRIMITIVES),
     }
+    return f'<script data-config="{html.escape(json.dumps(harness_config))}">{harness}</script>'
+
+
+def build_page(config: RendererConfig) -> bytes:
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>paintrl sandbox</title>
 <style>html,body{{margin:0;padding:0;background:#fff;overflow:hidden}}canvas{{display:block}}</style>
-<script data-config="{html.escape(json.dumps(harness_config))}">{harness}</script>
+{harness_script(config)}
 <script src="/lib/p5.js"></script>
 <script src="/lib/p5.brush.js"></script>
 </head><body></body></html>""".encode()

@@ -1,0 +1,56 @@
+"""Grades, their history, and the queue's claims and skips in the admin.
+Grades are changed through the grading page (which keeps the history); here
+they are read, filtered, and deleted when they must be."""
+from django.contrib import admin
+from django.utils import timezone
+
+from .models import Claim, Grade, GradeChange, Skip
+
+
+class GradeChangeInline(admin.TabularInline):
+    model = GradeChange
+    extra = 0
+    fields = ("changed", "previous", "value", "changed_by")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Grade)
+class GradeAdmin(admin.ModelAdmin):
+    list_display = ("id", "render", "curator", "value", "shown_ms", "source", "updated")
+    list_filter = ("value", "source", "curator")
+    search_fields = ("render__sketch__prompt", "curator__username")
+    raw_id_fields = ("render",)
+    readonly_fields = ("render", "curator", "value", "shown_ms", "source", "created", "updated")
+    date_hierarchy = "created"
+    inlines = [GradeChangeInline]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(Claim)
+class ClaimAdmin(admin.ModelAdmin):
+    list_display = ("render", "curator", "expires", "live")
+    list_filter = ("curator",)
+    raw_id_fields = ("render",)
+    actions = ["release"]
+
+    @admin.display(boolean=True)
+    def live(self, obj: Claim) -> bool:
+        return obj.expires > timezone.now()
+
+    @admin.action(description="Release the selected claims")
+    def release(self, request, queryset):
+        deleted, _ = queryset.delete()
+        self.message_user(request, f"Released {deleted} claims.")
+
+
+@admin.register(Skip)
+class SkipAdmin(admin.ModelAdmin):
+    list_display = ("render", "curator", "created")
+    list_filter = ("curator",)
+    raw_id_fields = ("render",)

@@ -1,0 +1,16 @@
+"""The agreement page: how far curators agree, pair by pair, and the renders
+they disagree on most, linked for review."""
+from __future__ import annotations
+
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from .agreement_report import LABELS, agreement_report
+from .access import staff_required
+
+
+@require_GET
+@staff_required
+def agreement(request):
+    return render(request, "rating/agreement.html",
+                  {"report": agreement_report(), "labels": LABELS})

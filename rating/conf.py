@@ -1,0 +1,38 @@
+"""The rating app's settings, read in one place (defaults live in
+paintrl_site/settings.py, which reads the environment)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.module_loading import import_string
+
+
+def grade_overlap() -> int:
+    overlap = settings.PAINTRL_GRADE_OVERLAP
+    if overlap < 1:
+        raise ImproperlyConfigured(f"PAINTRL_GRADE_OVERLAP must be at least 1, got {overlap}")
+    return overlap
+
+
+def claim_ttl() -> timedelta:
+    return timedelta(seconds=settings.PAINTRL_CLAIM_TTL_S)
+
+
+def grade_prefetch() -> int:
+    return max(1, settings.PAINTRL_GRADE_PREFETCH)
+
+
+def informative_order() -> Callable | None:
+    """The "most informative first" order function, or None when none is set."""
+    path = settings.PAINTRL_INFORMATIVE_ORDER
+    if not path:
+        return None
+    try:
+        return import_string(path)
+    except ImportError as exc:
+        raise ImproperlyConfigured(
+            f"PAINTRL_INFORMATIVE_ORDER={path!r} does not name an importable function: {exc}"
+        ) from exc

@@ -1,0 +1,17 @@
+from django.urls import path
+
+from . import agreement_views, export_views, views
+
+app_name = "rating"
+urlpatterns = [
+    # Grading (rating/views.py)
+    path("", views.grade, name="grade"),
+    path("act/", views.act, name="act"),
+    path("next/", views.next_renders, name="next"),
+    path("progress/", views.progress, name="progress"),
+    path("renders/<int:pk>/code/", views.render_code, name="render_code"),
+    path("skips/clear/", views.skips_clear, name="skips_clear"),
+    path("agreement/", agreement_views.agreement, name="agreement"),
+    path("export/grades.jsonl", export_views.export_jsonl, name="export_jsonl"),
+    path("export/dataset.zip", export_views.export_dataset, name="export_dataset"),
+]

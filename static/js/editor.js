@@ -1,0 +1,233 @@
+// The sketch editor: a textarea that handles Tab, and a live preview that runs
+// the code in a sandboxed iframe (sandbox="allow-scripts", no same-origin: an
+// opaque origin with no access to this page, its cookies or its CSRF token).
+// The iframe loads the server renderer's harness, p5 and p5.brush, so a sketch
+// paints here as it will on the server, seed included. The page works without
+// this script: the form still saves.
+(() => {
+  "use strict";
+  const cfg = JSON.parse(document.getElementById("preview-config").textContent);
+  const form = document.getElementById("editor-form");
+  const code = document.getElementById("id_code");
+  const seed = document.getElementById("id_seed");
+  const holder = document.getElementById("preview-holder");
+  const status = document.getElementById("preview-status");
+  const errorList = document.getElementById("preview-errors");
+  const codeErrors = document.getElementById("code-errors");
+  const sizeNote = document.getElementById("code-size");
+
+  // Long enough that a preview does not restart on every keystroke, short
+  // enough to feel live; a light sketch paints in well under a second.
+  const DEBOUNCE_MS = 600;
+  const POLL_MS = 100;
+  const INDENT = "  ";
+  const encoder = new TextEncoder();
+  const libraries = {
+    p5: new URL(cfg.p5, location.href).href,
+    brush: new URL(cfg.brush, location.href).href,
+  };
+
+  let run = 0;
+  let iframe = null;
+  let debounce = null;
+  let watchdog = null;
+  // Code sent back with a form error is not saved yet.
+  let dirty = form.querySelector(".errorlist") !== null;
+
+  const setStatus = (state, text, errors = 0) => {
+    status.dataset.state = state;
+    status.dataset.errors = String(errors);
+    status.textContent = text;
+  };
+  const listItems = (list, items) => {
+    list.replaceChildren(...items.map((text) => {
+      const li = document.createElement("li");
+      li.textContent = text;  // never innerHTML: messages come from the sketch
+      return li;
+    }));
+  };
+
+  // A value embedded in an inline script: JSON, with "<" escaped so the code
+  // cannot close the <script> element it travels in.
+  const scriptLiteral = (value) => JSON.stringify(value).replace(/</g, "\\u003c");
+
+  const previewDocument = (source, seedValue, runId) => {
+    const csp = [
+      "default-src 'none'",
+      `script-src ${new URL(libraries.p5).origin} 'unsafe-inline' 'unsafe-eval'`,
+      "style-src 'unsafe-inline'", "img-src data: blob:", "font-src data:",
+      "connect-src 'none'", "worker-src 'none'", "frame-src 'none'", "object-src 'none'",
+      "media-src 'none'", "base-uri 'none'", "form-action 'none'",
+    ].join("; ");
+    // Captured before the sketch runs, so a sketch that patches them cannot
+    // silence the report (it can only lie about itself, shown as text).
+    const runner = `(() => {
+  const parentWindow = window.parent;
+  const post = parentWindow.postMessage.bind(parentWindow);
+  const later = window.setTimeout.bind(window);
+  const parse = JSON.parse;
+  const api = window.__paintrl;
+  const send = (message) => post(Object.assign({ source: "paintrl-preview", run: ${runId} }, message),
+                                 ${scriptLiteral(location.origin)});
+  if (!api || !window.p5 || !window.brush) {
+    send({ phase: "failed", errors: ["p5 or p5.brush did not load"] });
+    return;
+  }
+  try { api.run(${scriptLiteral(source)}, ${seedValue}); } catch (e) {
+    send({ phase: "failed", errors: [String((e && e.message) || e)] });
+    return;
+  }
+  const poll = () => {
+    let snapshot;
+    try { snapshot = parse(api.snapshot()); } catch (e) {
+      send({ phase: "failed", errors: [String(e)] });
+      return;
+    }
+    if (snapshot.phase === "done") send({ phase: "done", snapshot });
+    else later(poll, ${POLL_MS});
+  };
+  poll();
+})();`;
+    return `<!doctype html><html><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<style>html,body{margin:0;padding:0;background:#fff}
+canvas{display:block;width:100%!important;height:auto!important}</style>
+${cfg.harness}
+<script src="${libraries.p5}"></script>
+<script src="${libraries.brush}"></script>
+</head><body><script>${runner}</script></body></html>`;
+  };
+
+  const stopPreview = () => {
+    clearTimeout(watchdog);
+    if (iframe) iframe.remove();
+    iframe = null;
+  };
+
+  const startPreview = () => {
+    clearTimeout(debounce);
+    clearTimeout(watchdog);
+    run += 1;
+    const seedValue = Number.parseInt(seed.value, 10);
+    const fresh = document.createElement("iframe");
+    fresh.setAttribute("sandbox", "allow-scripts");
+    fresh.setAttribute("referrerpolicy", "no-referrer");
+    fresh.title = "Live preview";
+    fresh.className = "preview-frame";
+    fresh.srcdoc = previewDocument(code.value, Number.isFinite(seedValue) ? seedValue : 0, run);
+    // A new iframe, not a new srcdoc: the old document goes away with its
+    // element, even when its code is stuck in a loop.
+    if (iframe) iframe.replaceWith(fresh); else holder.append(fresh);
+    iframe = fresh;
+    listItems(errorList, []);
+    setStatus("running", "Painting…");
+    const runId = run;
+    watchdog = setTimeout(() => {
+      if (runId !== run) return;
+      stopPreview();
+      setStatus("failed", `Preview stopped: no finished frame after ${cfg.deadlineS} s ` +
+                          "(the server gives up at the same point).", 1);
+    }, cfg.deadlineS * 1000);
+  };
+
+  const schedulePreview = () => {
+    clearTimeout(debounce);
+    debounce = setTimeout(startPreview, DEBOUNCE_MS);
+  };
+
+  window.addEventListener("message", (event) => {
+    if (!iframe || event.source !== iframe.contentWindow) return;
+    const data = event.data;
+    if (!data || data.source !== "paintrl-preview" || data.run !== run) return;
+    clearTimeout(watchdog);
+    if (data.phase === "failed") {
+      const errors = Array.isArray(data.errors) ? data.errors.map(String) : [];
+      listItems(errorList, errors);
+      setStatus("failed", "The preview could not run.", errors.length || 1);
+      return;
+    }
+    const snap = data.snapshot || {};
+    const errors = Object.values(snap.errors || {}).map(String);
+    const violations = Object.entries(snap.violations || {}).map(
+      ([name, detail]) => `The server gate will reject this: ${name} (${detail})`);
+    const unknown = Object.keys(snap.unknownCalls || {}).map(
+      (name) => `brush.${name} is not a p5.brush method: it draws nothing`);
+    const calls = Object.values(snap.brushCalls || {}).reduce((a, b) => a + Number(b), 0);
+    const problems = [...errors, ...violations, ...unknown];
+    listItems(errorList, problems);
+    const size = snap.width ? `${snap.width}×${snap.height}` : "no canvas";
+    const ms = Math.round(Number(snap.drawMs) || 0);
+    const parts = [size, `${calls} brush calls`];
+    if (snap.frames) parts.push(`${snap.frames} frames`);
+    parts.push(`${ms} ms`);
+    if (problems.length) parts.push(`${problems.length} problems`);
+    setStatus("done", `Painted: ${parts.join(", ")}.`, problems.length);
+  });
+
+  // --- the textarea -------------------------------------------------------
+  const showSize = () => {
+    const bytes = encoder.encode(code.value).length;
+    sizeNote.textContent = `${(bytes / 1000).toFixed(1)} kB of ${cfg.maxBytes / 1e6} MB`;
+    sizeNote.classList.toggle("error", bytes > cfg.maxBytes);
+    return bytes;
+  };
+
+  // Replace the selection keeping the browser's undo history where it can.
+  const replaceSelection = (text, start, end) => {
+    code.setSelectionRange(start, end);
+    if (!document.execCommand("insertText", false, text)) {
+      code.setRangeText(text, start, end, "end");
+      code.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+  };
+
+  const indentLines = (outdent) => {
+    const { value, selectionStart, selectionEnd } = code;
+    const lineStart = value.lastIndexOf("\n", selectionStart - 1) + 1;
+    const block = value.slice(lineStart, selectionEnd);
+    const lines = block.split("\n");
+    const changed = lines.map((line) => {
+      if (!outdent) return INDENT + line;
+      return line.startsWith(INDENT) ? line.slice(INDENT.length) : line.replace(/^[ \t]/, "");
+    }).join("\n");
+    replaceSelection(changed, lineStart, selectionEnd);
+    code.setSelectionRange(lineStart, lineStart + changed.length);
+  };
+
+  let tabLeaves = false;  // after Esc, Tab moves focus as usual (no keyboard trap)
+  code.addEventListener("keydown", (event) => {
+    const mod = event.ctrlKey || event.metaKey;
+    if (event.key === "Escape") { tabLeaves = true; return; }
+    if (event.key === "Enter" && mod) { event.preventDefault(); startPreview(); return; }
+    if (event.key === "s" && mod) { event.preventDefault(); form.requestSubmit(); return; }
+    if (event.key !== "Tab") { tabLeaves = false; return; }
+    if (tabLeaves || mod || event.altKey) return;
+    event.preventDefault();
+    const multiline = code.value.slice(code.selectionStart, code.selectionEnd).includes("\n");
+    if (event.shiftKey || multiline) indentLines(event.shiftKey);
+    else replaceSelection(INDENT, code.selectionStart, code.selectionEnd);
+  });
+
+  code.addEventListener("input", () => { dirty = true; showSize(); schedulePreview(); });
+  seed.addEventListener("input", schedulePreview);
+
+  form.addEventListener("submit", (event) => {
+    if (showSize() > cfg.maxBytes) {
+      // Refuse here: a body this large never reaches the form's own error.
+      event.preventDefault();
+      const list = document.createElement("ul");
+      list.className = "errorlist";
+      listItems(list, [`The sketch is larger than ${cfg.maxBytes / 1e6} MB; shorten it before ` +
+                       "saving."]);
+      codeErrors.replaceChildren(list);
+      return;
+    }
+    dirty = false;
+  });
+  window.addEventListener("beforeunload", (event) => {
+    if (dirty) event.preventDefault();  // unsaved code: let the browser ask
+  });
+
+  showSize();
+  startPreview();
+})();

@@ -1,0 +1,478 @@
+// The grading page, made fast. The page works without this file (plain forms,
+// one render per page load); with it:
+//
+// - The browser holds a few renders ahead (claimed for this curator on the
+//   server), each already downloaded and decoded in its own <img>. A grade
+//   swaps the next <img> onto the stage at once; nothing waits for the network.
+// - Every action (grade, skip, undo, a change from the history strip) goes into
+//   an outbox that is sent in order, one request at a time, in the background.
+//   The outbox lives in localStorage until the server confirms each action, so
+//   a failed request is retried (with backoff), a lost session waits for the
+//   curator to log in again, and a closed tab sends what was left on the next
+//   visit. The status pill says which of these is happening; nothing is
+//   dropped silently (an action the server refuses is listed under it).
+// - Each answer tops up the queue of renders ahead. Saved actions fire a
+//   `grading:saved` event, on which htmx refreshes the progress figures
+//   (throttled), so the grade request itself stays lean.
+(() => {
+  "use strict";
+
+  const root = document.getElementById("grading");
+  const dataEl = document.getElementById("grading-data");
+  if (!root || !dataEl) return;
+  const data = JSON.parse(dataEl.textContent);
+
+  const $ = (id) => document.getElementById(id);
+  const stage = $("stage");
+  const promptEl = $("stage-prompt");
+  const metaEl = $("stage-meta");
+  const emptyEl = $("queue-empty");
+  const actionsEl = $("grade-actions");
+  const statusEl = $("save-status");
+  const errorsEl = $("save-errors");
+  const flashEl = $("grading-flash");
+  const codeCard = $("code-card");
+  const keysHelp = $("keys-help");
+  const historyStrip = $("history-strip");
+  const historyEmpty = $("history-empty");
+  const tileTemplate = $("history-tile-template");
+  const undoForm = $("undo-form");
+  const undoHint = $("undo-hint");
+
+  const KEY_GRADES = { 1: "love", l: "love", 2: "okay", o: "okay", 3: "nope", n: "nope" };
+  const HISTORY_SIZE = 8;
+  const LOADING = "Loading the next renders…";
+  const MAX_HAVE = 150; // ids sent as "already in the browser"; the server caps the field
+  // Ask again well before claims lapse, so a curator lingering on one render keeps the rest.
+  const RENEW_MS = Math.max(10000, data.renew_ms || 120000);
+  const queryString = new URLSearchParams(data.query).toString();
+  const withQuery = (url) => (queryString ? `${url}?${queryString}` : url);
+  const csrfToken = () => document.querySelector("[name=csrfmiddlewaretoken]").value;
+
+  // ---- the renders: one on stage, the next few preloaded ----------------------
+  let current = null;
+  let shownAt = 0;
+  const upcoming = [];
+  const gone = new Set(); // renders acted on in this page: never shown again unless undone
+  let after = data.after || 0; // reviewing: the last grade id received
+  let fetching = false;
+  let exhausted = data.exhausted; // the server's last word: nothing more is open
+
+  function prepare(entry) {
+    if (entry.img) return entry;
+    const img = new Image();
+    img.className = "stage-img";
+    img.alt = entry.prompt || `Render ${entry.id}`;
+    img.setAttribute("elementtiming", "grading-render");
+    img.decoding = "async";
+    img.src = entry.png;
+    entry.img = img;
+    // A broken image still shows (its alt text); grading it is the curator's call.
+    entry.ready = img.decode().catch(() => {});
+    return entry;
+  }
+
+  function receive(entries) {
+    for (const entry of entries || []) {
+      if (entry.grade_id) after = Math.max(after, entry.grade_id);
+      if (gone.has(entry.id) || entry.id === current?.id) continue;
+      if (upcoming.some((e) => e.id === entry.id)) continue;
+      upcoming.push(prepare(entry));
+    }
+    if (!current && upcoming.length) show(upcoming.shift());
+  }
+
+  function show(entry) {
+    current = entry || null;
+    stage.dataset.render = entry ? entry.id : "";
+    if (!entry) {
+      stage.replaceChildren();
+      actionsEl.hidden = true;
+      const empty = exhausted && !outbox.items.length;
+      emptyEl.hidden = !empty;
+      flash(empty ? "" : LOADING);
+      setTimeout(topUp, 0);
+      return;
+    }
+    emptyEl.hidden = true;
+    actionsEl.hidden = false;
+    if (flashEl.textContent === LOADING) flash("");
+    stage.replaceChildren(entry.img);
+    promptEl.textContent = entry.prompt || "(no prompt)";
+    metaEl.replaceChildren();
+    const link = document.createElement("a");
+    link.href = entry.detail;
+    link.textContent = `render ${entry.id}`;
+    metaEl.append([entry.origin, entry.subject].filter(Boolean).join(" · ") + " · ", link);
+    if (entry.grade) metaEl.append(` · your grade: ${entry.grade}`);
+    for (const button of root.querySelectorAll(".grade-btn")) {
+      button.classList.toggle("is-current", button.value === entry.grade);
+    }
+    shownAt = performance.now();
+    entry.ready.then(() => { if (current === entry) shownAt = performance.now(); });
+    if (!codeCard.hidden) loadCode(entry);
+    root.dispatchEvent(new CustomEvent("grading:shown", { detail: { render: entry.id } }));
+    setTimeout(topUp, 0); // after the caller has queued its action, which tops up itself
+  }
+
+  function advance() {
+    show(upcoming.shift());
+  }
+
+  function haveIds() {
+    const ids = [current?.id, ...upcoming.map((e) => e.id), ...outbox.items.map((op) => op.render)];
+    return [...new Set(ids.filter(Boolean))].slice(0, MAX_HAVE);
+  }
+
+  function queueRequest() {
+    const params = { want: data.prefetch, have: haveIds().join(",") };
+    if (data.reviewing && after) params.after = after;
+    return params;
+  }
+
+  // Top up from rating:next when the outbox is idle (its answers top up too);
+  // `renew` asks even with a full queue, which keeps the claims alive.
+  async function topUp(renew = false) {
+    const held = upcoming.length + (current ? 1 : 0);
+    if (fetching || outbox.items.length) return;
+    if (!renew && (exhausted || held >= data.prefetch - 1)) return;
+    fetching = true;
+    try {
+      const url = new URL(data.urls.next, location.href);
+      for (const [k, v] of Object.entries({ ...data.query, ...queueRequest() })) url.searchParams.set(k, v);
+      const response = await fetch(url, { headers: { Accept: "application/json" }, redirect: "manual" });
+      if (!response.ok) return; // the outbox reports trouble; an empty stage says "Loading"
+      const body = await response.json();
+      exhausted = body.exhausted;
+      receive(body.entries);
+      if (!current) show(null);
+    } catch (err) {
+      // offline: the next action or the renew timer tries again
+    } finally {
+      fetching = false;
+    }
+  }
+
+  // ---- the outbox: actions saved in order, never dropped silently -------------
+  const outbox = {
+    key: `paintrl:grading-outbox:${data.user}`,
+    items: [],
+    saved: 0,
+    failures: 0,
+    state: "ok", // ok | pending | retrying | blocked
+    note: "",
+    sending: false,
+    wake: null,
+
+    load() {
+      try { this.items = JSON.parse(localStorage.getItem(this.key) || "[]"); } catch { this.items = []; }
+      for (const op of this.items) if (op.op === "grade" || op.op === "skip") gone.add(op.render);
+    },
+    persist() {
+      try { localStorage.setItem(this.key, JSON.stringify(this.items)); } catch { /* private mode: memory only */ }
+    },
+    push(op) {
+      this.items.push(op);
+      this.persist();
+      this.showStatus();
+      this.pump();
+    },
+    async pump() {
+      if (this.sending) return;
+      this.sending = true;
+      try {
+        while (this.items.length) {
+          const op = this.items[0];
+          const result = await send(op);
+          if (result.kind === "saved" || result.kind === "refused") {
+            this.items.shift();
+            this.persist();
+            this.failures = 0;
+            if (result.kind === "saved") {
+              this.saved += 1;
+              answered(result.body);
+            } else {
+              reportRefused(op, result.message);
+            }
+          } else {
+            this.failures += 1;
+            this.state = result.kind === "auth" ? "blocked" : "retrying";
+            this.note = result.message;
+            this.showStatus();
+            // 1, 2, 4 … 30 s; a lost login is checked every 10 s until it is back.
+            const wait = result.kind === "auth" ? 10000 : Math.min(30000, 1000 * 2 ** (this.failures - 1));
+            await new Promise((resolve) => { this.wake = resolve; setTimeout(resolve, wait); });
+            this.wake = null;
+          }
+          this.showStatus();
+        }
+      } finally {
+        this.sending = false;
+        this.showStatus();
+        topUp();
+      }
+    },
+    showStatus() {
+      const n = this.items.length;
+      if (!n) { this.state = "ok"; this.note = ""; }
+      else if (this.state === "ok") this.state = "pending";
+      const waiting = `${n} action${n === 1 ? "" : "s"} kept in this browser until saved`;
+      const text = {
+        ok: "All grades saved",
+        pending: `Saving… (${n})`,
+        retrying: `Not saved yet: ${this.note}. Retrying; ${waiting}.`,
+        blocked: `Not saved: ${this.note}. ${waiting}.`,
+      }[this.state];
+      statusEl.className = `save-status is-${this.state}`;
+      statusEl.dataset.pending = String(n);
+      statusEl.dataset.saved = String(this.saved);
+      statusEl.replaceChildren(text);
+      if (this.state === "blocked") {
+        const link = document.createElement("a");
+        link.href = data.urls.login;
+        link.target = "_blank";
+        link.textContent = " Log in again (new tab)";
+        statusEl.append(link);
+      }
+    },
+  };
+
+  async function send(op) {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries({ ...op, ...queueRequest() })) {
+      if (v !== undefined && v !== null) body.append(k, v);
+    }
+    let response;
+    try {
+      response = await fetch(withQuery(data.urls.act), {
+        method: "POST",
+        body,
+        headers: { "X-CSRFToken": csrfToken(), Accept: "application/json" },
+        credentials: "same-origin",
+        redirect: "manual", // a lost session redirects to the login page: not a success
+      });
+    } catch (err) {
+      return { kind: "retry", message: "the server cannot be reached" };
+    }
+    if (response.type === "opaqueredirect" || response.status === 401 || response.status === 403) {
+      return { kind: "auth", message: "your session ended or your curator access changed" };
+    }
+    const isJson = (response.headers.get("Content-Type") || "").includes("application/json");
+    const body2 = isJson ? await response.json().catch(() => null) : null;
+    if (response.ok && body2) return { kind: "saved", body: body2 };
+    if (response.status === 400 || response.status === 404) {
+      const fields = body2?.fields ? Object.values(body2.fields).flat().join("; ") : "";
+      return { kind: "refused", message: fields || body2?.error || `refused (${response.status})` };
+    }
+    return { kind: "retry", message: `the server answered ${response.status}` };
+  }
+
+  function answered(body) {
+    exhausted = body.exhausted;
+    receive(body.entries);
+    if (!current) show(null);
+    // htmx refreshes the progress figures on this (throttled); in a review
+    // they count from the last grade received.
+    const figures = $("progress-figures");
+    if (figures && data.reviewing) figures.setAttribute("hx-vals", JSON.stringify({ after }));
+    document.body.dispatchEvent(new CustomEvent("grading:saved", { detail: body.saved }));
+  }
+
+  function reportRefused(op, message) {
+    const li = document.createElement("li");
+    li.textContent = `Render ${op.render}: ${op.op}${op.value ? ` ${op.value}` : ""} was not saved: ${message}`;
+    errorsEl.append(li);
+    errorsEl.hidden = false;
+  }
+
+  window.addEventListener("online", () => outbox.wake?.());
+  window.addEventListener("beforeunload", (event) => {
+    if (outbox.items.length) event.preventDefault(); // they are kept, but say so
+  });
+
+  // ---- actions ----------------------------------------------------------------
+  const undoStack = (data.undo || []).map((step) => ({ ...step, op: "grade" }));
+
+  function plain(entry) {
+    const { img, ready, ...rest } = entry;
+    return rest;
+  }
+
+  function gradeCurrent(value) {
+    if (!current) return;
+    const entry = current;
+    const shownMs = Math.max(0, Math.round(performance.now() - shownAt));
+    gone.add(entry.id);
+    advance(); // the next render first: everything else can follow the paint
+    outbox.push({ op: "grade", render: entry.id, value, shown_ms: shownMs });
+    undoStack.push({ ...plain(entry), op: "grade", grade: value, restore: entry.grade || "" });
+    historyPut(entry, value);
+    flash("");
+    showUndo();
+  }
+
+  function skipCurrent() {
+    if (!current) return;
+    const entry = current;
+    advance();
+    if (!data.reviewing) { // a review just moves on; a skip is saved
+      gone.add(entry.id);
+      outbox.push({ op: "skip", render: entry.id });
+      undoStack.push({ ...plain(entry), op: "skip" });
+    }
+    showUndo();
+  }
+
+  function undo() {
+    const step = undoStack.pop();
+    if (!step) { flash("Nothing to undo."); return; }
+    if (step.op === "skip") {
+      outbox.push({ op: "unskip", render: step.id });
+    } else {
+      outbox.push({ op: "undo", render: step.id, restore: step.restore });
+      historyPut(step, step.restore);
+    }
+    gone.delete(step.id);
+    const back = upcoming.findIndex((e) => e.id === step.id);
+    if (back >= 0) upcoming.splice(back, 1);
+    if (current && current.id !== step.id) upcoming.unshift(current);
+    flash(step.op === "skip" ? `Skip of render ${step.id} undone.`
+      : step.restore ? `Render ${step.id} back to ${step.restore}.` : `Grade of render ${step.id} withdrawn.`);
+    show(prepare({ ...step, grade: step.restore || "" }));
+    showUndo();
+  }
+
+  function changeFromHistory(tile, value) {
+    const entry = tileEntry(tile);
+    if (entry.grade === value) return;
+    outbox.push({ op: "grade", render: entry.id, value });
+    undoStack.push({ ...entry, op: "grade", grade: value, restore: entry.grade });
+    historyPut(entry, value);
+    if (current?.id === entry.id) current.grade = value;
+    flash(`Render ${entry.id} changed to ${value}.`);
+    showUndo();
+  }
+
+  function showUndo() {
+    const step = undoStack[undoStack.length - 1];
+    undoForm.hidden = !step;
+    if (!step) return;
+    undoHint.textContent = `render ${step.id}: ${step.op === "skip" ? "unskip"
+      : step.restore ? `back to ${step.restore}` : `withdraw ${step.grade}`}`;
+  }
+
+  function flash(text) {
+    flashEl.textContent = text;
+  }
+
+  // ---- the history strip --------------------------------------------------------
+  function tileEntry(tile) {
+    const d = tile.dataset;
+    return { id: Number(d.render), grade: d.grade, png: d.png, detail: d.detail, code: d.code,
+      prompt: d.prompt || "", origin: "", subject: "" };
+  }
+
+  function historyPut(entry, value) {
+    let tile = historyStrip.querySelector(`.history-tile[data-render="${entry.id}"]`);
+    if (!value) { tile?.remove(); historyEmpty.hidden = historyStrip.children.length > 0; return; }
+    if (!tile) {
+      tile = tileTemplate.content.firstElementChild.cloneNode(true);
+      Object.assign(tile.dataset, { render: entry.id, png: entry.png, detail: entry.detail,
+        code: entry.code, prompt: entry.prompt || "" });
+      const link = tile.querySelector("a");
+      link.href = entry.detail;
+      link.title = entry.prompt || "";
+      const img = tile.querySelector("img");
+      img.src = entry.png;
+      img.alt = entry.prompt || "";
+      tile.querySelector("[name=render]").value = entry.id;
+    }
+    tile.dataset.grade = value;
+    for (const chip of tile.querySelectorAll(".chip")) {
+      const on = chip.value === value;
+      chip.classList.toggle("is-current", on);
+      chip.setAttribute("aria-pressed", String(on));
+    }
+    historyStrip.prepend(tile);
+    while (historyStrip.children.length > HISTORY_SIZE) historyStrip.lastElementChild.remove();
+    historyEmpty.hidden = true;
+  }
+
+  // ---- code panel and keys help -------------------------------------------------
+  function loadCode(entry) {
+    if (window.htmx) {
+      window.htmx.ajax("GET", entry.code, { target: codeCard, swap: "innerHTML" });
+      return;
+    }
+    fetch(entry.code).then((r) => r.text()).then((html) => { codeCard.innerHTML = html; });
+  }
+
+  function toggleCode() {
+    codeCard.hidden = !codeCard.hidden;
+    if (!codeCard.hidden && current) loadCode(current);
+  }
+
+  // ---- wiring: keys, buttons, forms -----------------------------------------------
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
+    if (event.target.closest?.("input, textarea, select, [contenteditable]")) return;
+    const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    // Holding a grade key must not grade a row of renders.
+    if (event.repeat && key !== "?") return;
+    if (KEY_GRADES[key]) gradeCurrent(KEY_GRADES[key]);
+    else if (key === "s") skipCurrent();
+    else if (key === "u") undo();
+    else if (key === "c") toggleCode();
+    else if (key === "?") keysHelp.open = !keysHelp.open;
+    else if (key === "Escape") { codeCard.hidden = true; keysHelp.open = false; }
+    else return;
+    event.preventDefault();
+  });
+
+  root.addEventListener("submit", (event) => {
+    const form = event.target;
+    const submitter = event.submitter;
+    if (form.id === "grade-form") gradeCurrent(submitter?.value);
+    else if (form.id === "skip-form") skipCurrent();
+    else if (form.id === "undo-form") undo();
+    else if (form.classList.contains("history-form")) changeFromHistory(form.closest(".history-tile"), submitter?.value);
+    else return; // the filter form and "bring back skipped" reload the page
+    event.preventDefault();
+  });
+
+  root.addEventListener("click", (event) => {
+    const link = event.target.closest("#code-toggle, #skip-button");
+    if (!link) return;
+    event.preventDefault();
+    if (link.id === "code-toggle") toggleCode();
+    else skipCurrent();
+  });
+
+  // Changing a filter reloads the page with it (the server releases claims outside it).
+  $("grading-filters").addEventListener("change", (event) => {
+    if (event.target.matches("select")) event.currentTarget.requestSubmit();
+  });
+
+  setInterval(() => { if (document.visibilityState === "visible") topUp(true); }, RENEW_MS);
+
+  // ---- start ----------------------------------------------------------------------
+  outbox.load();
+  const first = data.entries.filter((e) => !gone.has(e.id)).map(prepare);
+  current = null;
+  upcoming.push(...first.slice(1));
+  if (first.length) {
+    // The server already put the first render on the stage; adopt that element.
+    const img = stage.querySelector("img");
+    if (img && Number(stage.dataset.render) === first[0].id) {
+      first[0].img = img;
+      first[0].ready = img.decode().catch(() => {});
+    }
+    show(first[0]);
+  } else {
+    show(null);
+  }
+  root.classList.add("js");
+  showUndo();
+  outbox.showStatus();
+  if (outbox.items.length) outbox.pump();
+})();
