@@ -30,7 +30,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=args.chromium)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": 1280, "height": 1100})
         page.goto(f"{args.url}/login/")
         page.fill("input[name=username]", args.user)
         page.fill("input[name=password]", args.password)

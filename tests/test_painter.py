@@ -101,6 +101,11 @@ class TestCoverage:
         for sketch in sketches:
             assert sketch.code.splitlines()[0] == f"// prompt: {sketch.prompt}"
 
+    def test_prompts_take_an_before_a_vowel(self, sketches):
+        prompts = [sketch.prompt for sketch in sketches]
+        assert not [p for p in prompts if re.search(r"\ba [aeiou]", p)]
+        assert any(p.startswith("an ") for p in prompts)
+
     def test_only_imperfect_tiers_list_flaws(self, sketches):
         for sketch in sketches:
             assert bool(sketch.meta["flaws"]) == (sketch.meta["quality"] != "good")

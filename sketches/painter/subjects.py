@@ -3,6 +3,7 @@ family it belongs to, and which painters draw it well and badly."""
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -33,7 +34,8 @@ class Subject:
 
     def prompt(self, rng: random.Random, palette: str, style: str) -> str:
         template = rng.choice(PROMPTS[self.family])
-        return template.format(noun=self.noun, palette=palette, style=style)
+        text = template.format(noun=self.noun, palette=palette, style=style)
+        return re.sub(r"\ba (?=[aeiou])", "an ", text)  # "an indigo-dusk ...", not "a indigo-dusk"
 
 
 REGISTRY: dict[str, Subject] = {s.name: s for s in (
