@@ -7,13 +7,9 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
-import signal
 import stat
 import struct
-import subprocess
-import sys
 import zipfile
 import zlib
 from io import StringIO
@@ -33,7 +29,7 @@ from sketches.importing import ErrorCode, import_path
 from sketches.importing.images import PNG_SIGNATURE
 from sketches.models import ImportJob, Render, Sketch
 from sketches.tasks import import_job_task
-from tests.workers import ROOT, TEST_REDIS_URL, database_url, wait_for
+from tests.workers import TEST_REDIS_URL, run_worker, wait_for
 
 pytestmark = pytest.mark.django_db
 
@@ -556,25 +552,9 @@ class TestImportTaskRouting:
 
 @pytest.fixture
 def default_worker(transactional_db, tmp_path, settings):
-    """A real Celery worker process on the `default` queue (Redis database 15),
-    sharing this test's database and MEDIA_ROOT."""
-    redis.Redis.from_url(TEST_REDIS_URL).flushdb()
-    celery_app.conf.update(broker_url=TEST_REDIS_URL, result_backend=TEST_REDIS_URL)
-    settings.MEDIA_ROOT = tmp_path / "media"
-    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": TEST_REDIS_URL,
-           "PAINTRL_MEDIA_ROOT": str(settings.MEDIA_ROOT)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "paintrl_site", "worker", "-Q", "default",
-         "-P", "solo", "--without-heartbeat", "--without-gossip", "--without-mingle",
-         "-n", f"test-default-{os.getpid()}@%h", "--loglevel", "WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
-    yield proc
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    """A real Celery worker process on the `default` queue, sharing this test's
+    database and MEDIA_ROOT."""
+    yield from run_worker("default", tmp_path / "media", settings)
 
 
 class TestImportWorker:

@@ -29,19 +29,20 @@ def database_url() -> str:
     return f"postgres://{auth}{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
-def run_render_worker(tmp_path, settings):
-    """A real Celery worker on the render queue, sharing this test's database
-    (the `render_worker` fixture in conftest.py yields from this)."""
-    chromium_path()
+def run_worker(queue: str, media_root, settings, *, pool: str = "solo", concurrency: int = 1,
+               env: dict | None = None):
+    """A real Celery worker process on `queue`, sharing this test's database
+    and `media_root`; a generator for fixtures to yield from. Redis database
+    15 is the broker, so a running demo's workers never take test tasks."""
     redis.Redis.from_url(TEST_REDIS_URL).flushdb()
     celery_app.conf.update(broker_url=TEST_REDIS_URL, result_backend=TEST_REDIS_URL)
-    settings.MEDIA_ROOT = tmp_path
+    settings.MEDIA_ROOT = media_root
     env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": TEST_REDIS_URL,
-           "PAINTRL_MEDIA_ROOT": str(tmp_path), "PAINTRL_RENDER_BROWSERS": "2"}
+           "PAINTRL_MEDIA_ROOT": str(media_root), **(env or {})}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "paintrl_site", "worker", "-Q", "render",
-         "-P", "threads", "-c", "2", "--without-heartbeat", "--without-gossip",
-         "--without-mingle", "-n", f"test-render-{os.getpid()}@%h", "--loglevel", "WARNING"],
+        [sys.executable, "-m", "celery", "-A", "paintrl_site", "worker", "-Q", queue,
+         "-P", pool, "-c", str(concurrency), "--without-heartbeat", "--without-gossip",
+         "--without-mingle", "-n", f"test-{queue}-{os.getpid()}@%h", "--loglevel", "WARNING"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     yield proc
@@ -50,6 +51,14 @@ def run_render_worker(tmp_path, settings):
         proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+def run_render_worker(tmp_path, settings):
+    """The render worker as the Procfile runs it: threads sharing one pool of
+    two browsers (the `render_worker` fixture in conftest.py yields from this)."""
+    chromium_path()
+    yield from run_worker("render", tmp_path, settings, pool="threads", concurrency=2,
+                          env={"PAINTRL_RENDER_BROWSERS": "2"})
 
 
 def wait_for(predicate, timeout: float = 90.0, worker=None):
