@@ -127,6 +127,8 @@ CELERY_TASK_ROUTES = {
     "sketches.tasks.import_job_task": {"queue": "default"},
     "sketches.tasks.*": {"queue": "render"},
     "training.tasks.*": {"queue": "train"},
+    # Reward-model training and scoring: CPU-bound jobs, one at a time on the train worker.
+    "pool.tasks.*": {"queue": "train"},
 }
 # Long tasks: acknowledge after the work, so a worker killed mid-task leaves
 # the message to be redelivered; take one message at a time.
@@ -182,7 +184,27 @@ PAINTRL_GRADE_PREFETCH = env_int("PAINTRL_GRADE_PREFETCH", 5)
 # Dotted path to `order(renders) -> ordered renders | None` behind the "most
 # informative first" queue order; None (or a function answering None, e.g. no
 # reward model yet) hides the option. The pool app provides one.
-PAINTRL_INFORMATIVE_ORDER = os.environ.get("PAINTRL_INFORMATIVE_ORDER") or None
+# Empty disables it. The default orders by the active reward model's scores.
+PAINTRL_INFORMATIVE_ORDER = os.environ.get(
+    "PAINTRL_INFORMATIVE_ORDER", "pool.reward.services.informative_order") or None
+
+# --- Reward model (pool/reward/conf.py reads these) ---------------------
+# A local folder with a transformers vision model (CLIP, SigLIP...): when set,
+# a reward model may be trained as a head on its embeddings (config model
+# "backbone"). Nothing is downloaded; empty means the small CNN only.
+PAINTRL_REWARD_BACKBONE = os.environ.get("PAINTRL_REWARD_BACKBONE", "")
+# Decoded, downscaled renders kept between training runs and scoring (unset:
+# MEDIA_ROOT/reward_cache; empty: memory only).
+PAINTRL_REWARD_CACHE_DIR = os.environ.get("PAINTRL_REWARD_CACHE_DIR")
+# Torch threads for reward-model training and scoring; see pool/reward/train.py
+# (two threads ran 30x slower than one on the busy 2-core machine).
+PAINTRL_REWARD_THREADS = env_int("PAINTRL_REWARD_THREADS", 1)
+
+# --- Pool (pool/conf.py reads these; pool/phash.py has the measurements) --
+# Near-duplicates: perceptual hashes at most this many bits apart (of 64) ...
+PAINTRL_POOL_DUPLICATE_DISTANCE = env_int("PAINTRL_POOL_DUPLICATE_DISTANCE", 8)
+# ... and colour layouts (4x4 grid, RMS of RGB distances) at most this far apart.
+PAINTRL_POOL_DUPLICATE_COLOUR_DISTANCE = env_float("PAINTRL_POOL_DUPLICATE_COLOUR_DISTANCE", 10.0)
 
 LOGGING = {
     "version": 1,

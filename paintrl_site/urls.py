@@ -11,6 +11,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("sketches/", include("sketches.urls")),
     path("rate/", include("rating.urls")),
+    path("pool/", include("pool.urls")),
     path("admin/", admin.site.urls),
 ]
 

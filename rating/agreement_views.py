@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from .agreement_report import LABELS, agreement_report
 from .access import staff_required
+from .agreement_report import LABELS, agreement_report
 
 
 @require_GET

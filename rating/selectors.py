@@ -34,7 +34,9 @@ class QueueFilter:
         if self.grade and self.grade not in Grade.Value.values:
             raise ValueError(f"unknown grade {self.grade!r}: expected one of "
                              f"{', '.join(Grade.Value.values)}")
-        if self.order not in ordering.orders_available():
+        # Built-in orders are always offered; only another order asks its
+        # provider (the reward model's reads the database).
+        if self.order not in ordering.BUILT_IN and self.order not in ordering.orders_available():
             raise ValueError(f"queue order {self.order!r} is not available: expected one of "
                              f"{', '.join(ordering.orders_available())}")
 

@@ -15,7 +15,6 @@ from .models import Claim, Grade, GradeChange, Skip
 from .queue import render_claim
 
 
-
 def curator_group() -> Group:
     group, _ = Group.objects.get_or_create(name=curator_group_name())
     return group

@@ -46,3 +46,12 @@ def render_worker(transactional_db, tmp_path, settings):
     from tests.workers import run_render_worker
 
     yield from run_render_worker(tmp_path, settings)
+
+
+@pytest.fixture
+def train_worker(transactional_db, tmp_path, settings):
+    """A real Celery worker process on the `train` queue, sharing this test's
+    database and a temporary MEDIA_ROOT."""
+    from tests.train_worker import run_train_worker
+
+    yield from run_train_worker(tmp_path, settings)

@@ -1,0 +1,14 @@
+"""The small reward model: a taste score for a render, learnt from the grades.
+
+    data.py       graded renders -> mean ordinal grade per render, pairs, a split by sketch
+    features.py   PNG -> small RGB tensor, with a decode cache
+    model.py      the scorers: a small CNN from scratch, or a head on a local backbone
+    train.py      Bradley-Terry training with early stopping, progress and cancel hooks
+    metrics.py    pairwise accuracy, per-grade score distributions, calibration
+    scoring.py    batched scoring of renders into Render.taste_score
+    simulated.py  the simulated curator (a fixed rule over painter metadata)
+    services.py   RewardModel jobs: create, train, activate, cancel; the queue order
+
+Nothing here imports the pool's membership code, and only data.py, scoring.py,
+simulated.py and services.py touch the database: the rest runs in benchmarks
+without one."""

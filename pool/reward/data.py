@@ -1,0 +1,182 @@
+"""What the reward model learns from: each graded render with its mean
+ordinal grade (nope 0, okay 1, love 2, averaged over curators), the pairs a
+pairwise loss compares, and a split into train / validation / test that keeps
+every render of one sketch on the same side, so the model is never tested on
+a picture whose code it was trained on.
+
+The split is a hash of the sketch's code, not a shuffle: adding grades later
+never moves a render from one side to the other.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+TRAIN, VALIDATION, TEST = "train", "validation", "test"
+SPLITS = (TRAIN, VALIDATION, TEST)
+
+# Grade sources (rating.models.Grade.source). Simulated grades come from the
+# simulated curator (simulated.py) and are never mixed with people's.
+HUMAN_SOURCES = ("app", "import")
+SIMULATED_SOURCE = "simulated"
+SOURCE_CHOICES = ("auto", "human", "simulated")
+
+GRADE_NAMES = ("nope", "okay", "love")  # index = ordinal
+
+
+@dataclass(frozen=True)
+class GradedItem:
+    """One graded render. `group` decides its split: renders sharing it (the
+    renders of one sketch) always land together."""
+
+    key: str  # the render id in the database, or a file stem in benchmarks
+    group: str
+    png_path: str
+    grade: float  # mean ordinal grade, 0 (nope) .. 2 (love)
+    n_grades: int = 1
+    paint_fraction: float | None = None
+
+    @property
+    def grade_name(self) -> str:
+        """The nearest grade: what per-grade statistics bucket this render by."""
+        return GRADE_NAMES[int(np.clip(np.floor(self.grade + 0.5), 0, 2))]
+
+
+@dataclass(frozen=True)
+class SplitConfig:
+    """The held-out parts, as fractions of sketches (not renders)."""
+
+    test_fraction: float = 0.2  # reported metrics come from here only
+    validation_fraction: float = 0.15  # early stopping watches this
+    seed: int = 0
+
+    def __post_init__(self):
+        if not (0 < self.test_fraction and 0 < self.validation_fraction
+                and self.test_fraction + self.validation_fraction < 1):
+            raise ValueError(
+                f"test_fraction ({self.test_fraction}) and validation_fraction "
+                f"({self.validation_fraction}) must be positive and sum to less than 1")
+
+
+def split_of(group: str, config: SplitConfig) -> str:
+    position = int.from_bytes(
+        hashlib.sha256(f"{config.seed}:{group}".encode()).digest()[:8], "big") / 2**64
+    if position < config.test_fraction:
+        return TEST
+    if position < config.test_fraction + config.validation_fraction:
+        return VALIDATION
+    return TRAIN
+
+
+@dataclass(frozen=True)
+class GradedSet:
+    items: tuple[GradedItem, ...]
+    sources: tuple[str, ...] = ()
+    split_config: SplitConfig = field(default_factory=SplitConfig)
+
+    def split(self) -> dict[str, list[int]]:
+        """Indices into `items` per split."""
+        parts: dict[str, list[int]] = {name: [] for name in SPLITS}
+        for index, item in enumerate(self.items):
+            parts[split_of(item.group, self.split_config)].append(index)
+        return parts
+
+    def grades(self, indices: Sequence[int] | None = None) -> np.ndarray:
+        chosen = self.items if indices is None else [self.items[i] for i in indices]
+        return np.array([item.grade for item in chosen], dtype=np.float32)
+
+    def check_trainable(self) -> dict[str, list[int]]:
+        """The split, after making sure each part can rank something: a part
+        whose renders all share one grade has no pairs to learn or measure."""
+        parts = self.split()
+        for name, indices in parts.items():
+            if len(set(self.grades(indices).tolist())) < 2:
+                raise ValueError(
+                    f"the {name} split has {len(indices)} renders and fewer than two distinct "
+                    f"grades among {len(self.items)} graded renders: grade more renders "
+                    "(of more sketches), or change the split fractions")
+        return parts
+
+    def summary(self) -> dict:
+        """What RewardModel.training_data records: render ids per split, grade
+        counts, and a hash that changes when any render or grade does."""
+        parts = self.split()
+        counts = {name: dict(Counter(self.items[i].grade_name for i in indices))
+                  for name, indices in parts.items()}
+        content = json.dumps(sorted((item.key, item.grade, item.n_grades) for item in self.items))
+        return {
+            "sources": list(self.sources),
+            "renders": len(self.items),
+            "grades": sum(item.n_grades for item in self.items),
+            "split": {"test_fraction": self.split_config.test_fraction,
+                      "validation_fraction": self.split_config.validation_fraction,
+                      "seed": self.split_config.seed, "by": "sketch code"},
+            "render_ids": {name: [self.items[i].key for i in indices]
+                           for name, indices in parts.items()},
+            "grade_counts": counts,
+            "sha256": hashlib.sha256(content.encode()).hexdigest(),
+        }
+
+
+def ordered_pairs(grades: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Every (better, worse) index pair whose mean grades differ: the
+    comparisons a pairwise loss or pairwise accuracy counts. Shape (P, 2)."""
+    values = np.asarray(grades, dtype=np.float32)
+    better, worse = np.nonzero(values[:, None] > values[None, :])
+    return np.stack([better, worse], axis=1)
+
+
+def mean_ordinals(rows: Iterable[tuple[object, str]]) -> dict[object, tuple[float, int]]:
+    """(render key, grade value) rows -> {key: (mean ordinal, number of grades)}."""
+    ordinal = {name: index for index, name in enumerate(GRADE_NAMES)}
+    totals: dict[object, list[int]] = {}
+    for key, value in rows:
+        totals.setdefault(key, []).append(ordinal[value])
+    return {key: (sum(values) / len(values), len(values)) for key, values in totals.items()}
+
+
+def resolve_sources(choice: str) -> tuple[str, ...]:
+    """Grade sources for a choice: "human" (graded in the app or imported),
+    "simulated" (the simulated curator), or "auto": human grades when any
+    exist, else simulated ones. The choice made is recorded with the model,
+    so a score learnt from the simulated curator is always labelled so."""
+    from rating.models import Grade
+
+    if choice not in SOURCE_CHOICES:
+        raise ValueError(f"unknown grade source {choice!r}: expected one of "
+                         f"{', '.join(SOURCE_CHOICES)}")
+    if choice == "auto":
+        has_human = Grade.objects.filter(source__in=HUMAN_SOURCES).exists()
+        choice = "human" if has_human else "simulated"
+    return HUMAN_SOURCES if choice == "human" else (SIMULATED_SOURCE,)
+
+
+def graded_set_from_db(*, sources: str = "auto",
+                       split_config: SplitConfig | None = None) -> GradedSet:
+    """Every rendered (status ok, with a PNG) render that has grades from
+    `sources`, with its mean grade."""
+    from rating.models import Grade
+
+    chosen = resolve_sources(sources)
+    rows = (Grade.objects.filter(source__in=chosen, render__status="ok")
+            .exclude(render__png="")
+            .values_list("render_id", "value", "render__sketch__code_sha256", "render__png",
+                         "render__paint_fraction"))
+    from django.core.files.storage import default_storage
+
+    details: dict[int, tuple[str, str, float | None]] = {}
+    values = []
+    for render_id, value, code_sha, png, paint in rows:
+        details[render_id] = (code_sha, png, paint)
+        values.append((render_id, value))
+    items = tuple(
+        GradedItem(key=str(render_id), group=details[render_id][0],
+                   png_path=default_storage.path(details[render_id][1]), grade=mean,
+                   n_grades=count, paint_fraction=details[render_id][2])
+        for render_id, (mean, count) in sorted(mean_ordinals(values).items()))
+    return GradedSet(items=items, sources=chosen, split_config=split_config or SplitConfig())

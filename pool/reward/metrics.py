@@ -1,0 +1,100 @@
+"""How good a taste score is, measured on held-out renders:
+- pairwise accuracy: of two renders with different grades, how often the
+  better-graded one scores higher (0.5 is chance; ties count half);
+- per-grade score distributions: where nope, okay and love land on the scale;
+- calibration: the Bradley-Terry probability sigmoid(s_a - s_b) that a beats
+  b, against how often a's grade really is higher, in bins;
+- grade boundaries: the scores that best separate nope from okay and okay
+  from love (the queue's "most informative first" order puts renders nearest
+  a boundary first).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .data import GRADE_NAMES, ordered_pairs
+
+QUANTILES = {"q10": 0.1, "q25": 0.25, "median": 0.5, "q75": 0.75, "q90": 0.9}
+
+
+def pairwise_accuracy(scores: np.ndarray, grades: np.ndarray) -> float:
+    pairs = ordered_pairs(grades)
+    if len(pairs) == 0:
+        return math.nan
+    margin = np.asarray(scores)[pairs[:, 0]] - np.asarray(scores)[pairs[:, 1]]
+    return float(((margin > 0) + 0.5 * (margin == 0)).mean())
+
+
+def grade_names(grades: np.ndarray) -> list[str]:
+    return [GRADE_NAMES[int(np.clip(np.floor(g + 0.5), 0, 2))] for g in grades]
+
+
+def grade_distributions(scores: np.ndarray, grades: np.ndarray) -> dict[str, dict]:
+    names = np.array(grade_names(grades))
+    out = {}
+    for name in GRADE_NAMES:
+        chosen = np.asarray(scores)[names == name]
+        if len(chosen) == 0:
+            continue
+        out[name] = {"n": int(len(chosen)), "mean": float(chosen.mean()),
+                     **{key: float(np.quantile(chosen, q)) for key, q in QUANTILES.items()}}
+    return out
+
+
+def calibration(scores: np.ndarray, grades: np.ndarray, bins: int = 10) -> dict:
+    """Bins of predicted P(first beats second) over every pair with different
+    grades, each with its observed win rate; `ece` is the pair-weighted mean
+    gap between the two (0 is perfectly calibrated)."""
+    scores, grades = np.asarray(scores, dtype=np.float64), np.asarray(grades)
+    first, second = np.triu_indices(len(scores), k=1)
+    differ = grades[first] != grades[second]
+    first, second = first[differ], second[differ]
+    if len(first) == 0:
+        return {"bins": [], "ece": math.nan, "pairs": 0}
+    predicted = 1.0 / (1.0 + np.exp(-(scores[first] - scores[second])))
+    observed = (grades[first] > grades[second]).astype(np.float64)
+    index = np.minimum((predicted * bins).astype(int), bins - 1)
+    rows, gap = [], 0.0
+    for b in range(bins):
+        chosen = index == b
+        count = int(chosen.sum())
+        if count == 0:
+            continue
+        mean_p, rate = float(predicted[chosen].mean()), float(observed[chosen].mean())
+        rows.append({"from": b / bins, "to": (b + 1) / bins, "pairs": count,
+                     "predicted": mean_p, "observed": rate})
+        gap += count * abs(mean_p - rate)
+    return {"bins": rows, "ece": gap / len(first), "pairs": int(len(first))}
+
+
+def grade_boundaries(scores: np.ndarray, grades: np.ndarray) -> dict[str, float]:
+    """For each pair of neighbouring grades present, the score threshold that
+    best separates them (highest balanced accuracy, midway between the two
+    scores it falls between)."""
+    names = np.array(grade_names(grades))
+    scores = np.asarray(scores, dtype=np.float64)
+    out = {}
+    for low, high in zip(GRADE_NAMES, GRADE_NAMES[1:], strict=False):
+        lows, highs = np.sort(scores[names == low]), np.sort(scores[names == high])
+        if len(lows) == 0 or len(highs) == 0:
+            continue
+        candidates = np.unique(np.concatenate([lows, highs]))
+        cuts = np.concatenate([[candidates[0] - 1.0], (candidates[:-1] + candidates[1:]) / 2,
+                               [candidates[-1] + 1.0]])
+        # Balanced accuracy of "above the cut means the higher grade".
+        below_low = np.searchsorted(lows, cuts, side="left") / len(lows)
+        above_high = 1.0 - np.searchsorted(highs, cuts, side="left") / len(highs)
+        best = int(np.argmax(below_low + above_high))
+        out[f"{low}|{high}"] = float(cuts[best])
+    return out
+
+
+def evaluate(scores: np.ndarray, grades: np.ndarray) -> dict:
+    """The metrics a RewardModel records for one split."""
+    return {"pairwise_accuracy": pairwise_accuracy(scores, grades),
+            "renders": int(len(scores)),
+            "pairs": int(len(ordered_pairs(grades))),
+            "by_grade": grade_distributions(scores, grades),
+            "calibration": calibration(scores, grades)}

@@ -1,0 +1,161 @@
+"""Reads for the curation page and the snapshot pages: the pool by subject,
+counts per subject and tier, the balance across subjects, thin subjects,
+near-duplicate pairs, pins and snapshots."""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.db.models import Count, Exists, OuterRef, QuerySet
+
+from rating.models import Grade
+from rating.selectors import renders_gradable
+from sketches.models import Sketch
+
+from .models import PoolMember, PoolPin, PoolRule, PoolSnapshot, Tier
+from .phash import near_duplicate_pairs, render_fingerprints
+from .rules import (
+    PoolEntry,
+    grades_simulated,
+    pool_entries,
+    pool_rule_current,
+    render_strength,
+)
+from .subjects import OTHER, subject_of_sketch, subjects_known
+
+
+@dataclass(frozen=True)
+class SubjectCount:
+    subject: str
+    love: int
+    okay: int
+    thin: bool  # fewer love references than the rule's min_per_subject
+    love_percent: float  # bar widths, relative to the largest subject
+    okay_percent: float
+
+    @property
+    def total(self) -> int:
+        return self.love + self.okay
+
+
+@dataclass(frozen=True)
+class DuplicatePair:
+    weaker: PoolEntry  # the one "drop the weaker" pins out
+    stronger: PoolEntry
+    distance: int  # differing hash bits
+    colour_distance: float
+
+
+@dataclass(frozen=True)
+class PoolOverview:
+    rule: PoolRule
+    entries: list[PoolEntry]
+    by_subject: list[tuple[str, list[PoolEntry]]]
+    subjects: list[SubjectCount]
+    love: int
+    okay: int
+    # Normalised entropy of love references over subjects: 1 is perfectly even,
+    # 0 is all in one subject; None with fewer than two subjects.
+    evenness: float | None
+    duplicates: list[DuplicatePair]
+    simulated: bool  # membership rests on the simulated curator's grades
+
+    @property
+    def thin(self) -> list[SubjectCount]:
+        return [s for s in self.subjects if s.thin]
+
+    @property
+    def total(self) -> int:
+        return self.love + self.okay
+
+
+def pool_overview(*, rule: PoolRule | None = None) -> PoolOverview:
+    rule = rule or pool_rule_current()
+    entries = pool_entries(rule)
+    grouped: dict[str, list[PoolEntry]] = defaultdict(list)
+    for entry in entries:
+        grouped[entry.subject].append(entry)
+    # Subjects curators have graded renders of are expected in the pool, so a
+    # graded subject with no references is the thinnest of all.
+    names = set(grouped) | subjects_graded()
+    order = {name: i for i, name in enumerate(subjects_known())}
+    names = sorted(names, key=lambda s: (order.get(s, len(order)), s))
+    tallies = {s: (sum(e.tier == Tier.LOVE for e in grouped[s]),
+                   sum(e.tier == Tier.OKAY for e in grouped[s])) for s in names}
+    widest = max((love + okay for love, okay in tallies.values()), default=0) or 1
+    subjects = [SubjectCount(s, love, okay,
+                             thin=s != OTHER and love < rule.min_per_subject,
+                             love_percent=round(100 * love / widest, 1),
+                             okay_percent=round(100 * okay / widest, 1))
+                for s, (love, okay) in tallies.items()]
+    by_subject = [(s, sorted(grouped[s], key=_grid_order)) for s in names if grouped[s]]
+    love = sum(e.tier == Tier.LOVE for e in entries)
+    return PoolOverview(
+        rule=rule, entries=entries, by_subject=by_subject, subjects=subjects,
+        love=love, okay=len(entries) - love,
+        evenness=_evenness([c.love for c in subjects]),
+        duplicates=duplicate_pairs(entries),
+        simulated=grades_simulated() and bool(entries))
+
+
+def _grid_order(entry: PoolEntry) -> tuple:
+    # Love before okay, then the reward model's favourites, then newest.
+    score = entry.render.taste_score
+    return (entry.tier != Tier.LOVE, score is None, -(score or 0.0), -entry.render.pk)
+
+
+def _evenness(counts: list[int]) -> float | None:
+    counts = [c for c in counts if c]
+    if len(counts) < 2:
+        return None
+    total = sum(counts)
+    entropy = -sum(c / total * math.log(c / total) for c in counts)
+    return round(entropy / math.log(len(counts)), 3)
+
+
+def subjects_graded() -> set[str]:
+    """The subjects of renders that have at least one grade."""
+    graded = renders_gradable().filter(Exists(Grade.objects.filter(render=OuterRef("pk"))))
+    sketches = Sketch.objects.filter(renders__in=graded).only("prompt", "meta", "origin")
+    return {subject_of_sketch(sketch) for sketch in sketches.distinct()}
+
+
+def duplicate_pairs(entries: list[PoolEntry]) -> list[DuplicatePair]:
+    """Near-duplicate pairs among `entries`, closest first, each with its weaker
+    member named (pool.rules.render_strength)."""
+    by_id = {entry.render.pk: entry for entry in entries}
+    fingerprints = render_fingerprints(entry.render for entry in entries)
+    pairs = []
+    for pair in near_duplicate_pairs(fingerprints):
+        a, b = by_id[pair.a], by_id[pair.b]
+        weaker, stronger = sorted(
+            (a, b), key=lambda e: render_strength(e.render, e.tally.love))
+        pairs.append(DuplicatePair(weaker, stronger, pair.distance, pair.colour_distance))
+    return pairs
+
+
+def pins_recent() -> list[PoolPin]:
+    return list(PoolPin.objects.select_related("render__sketch", "created_by")
+                .defer("render__sketch__code").order_by("-created", "-pk"))
+
+
+def rules_recent(limit: int = 5) -> list[PoolRule]:
+    return list(PoolRule.objects.select_related("created_by").order_by("-created", "-pk")[:limit])
+
+
+def snapshots_list() -> QuerySet[PoolSnapshot]:
+    return (PoolSnapshot.objects.select_related("created_by")
+            .annotate(member_count=Count("members")).order_by("-created", "-pk"))
+
+
+def snapshot_members_by_subject(snapshot: PoolSnapshot) -> list[tuple[str, list[PoolMember]]]:
+    """The snapshot's members grouped by subject (in subjects_known order), love first.
+    Their code is not loaded: the page does not show it."""
+    grouped: dict[str, list[PoolMember]] = defaultdict(list)
+    for member in snapshot.members.defer("code").order_by("pk"):
+        grouped[member.subject or OTHER].append(member)
+    order = {name: i for i, name in enumerate(subjects_known())}
+    return [(subject, sorted(members, key=lambda m: m.tier != Tier.LOVE))
+            for subject, members in sorted(grouped.items(),
+                                           key=lambda kv: (order.get(kv[0], len(order)), kv[0]))]

@@ -1,0 +1,142 @@
+"""Writes for the pool: pins, rule versions, snapshots, and dropping the
+weaker of two near-duplicates. Views, the admin and commands call these."""
+from __future__ import annotations
+
+from collections import Counter
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+
+from rating.models import Grade
+from rating.selectors import renders_gradable
+from sketches.models import Render
+
+from .models import PoolMember, PoolPin, PoolRule, PoolSnapshot, Tier
+from .rules import (
+    grade_sources_counted,
+    grades_simulated,
+    pool_entries,
+    pool_rule_current,
+    render_strength,
+)
+
+
+class PoolError(ValueError):
+    """A pool change that cannot be made as asked; the message says why."""
+
+
+@transaction.atomic
+def pool_pin(*, render: Render, action: str, reason: str, tier: str = Tier.LOVE,
+             user=None) -> PoolPin:
+    """Pin `render` in (to `tier`) or out of the pool, whatever its grades.
+    A render has at most one pin: pinning again replaces it."""
+    if action not in PoolPin.Action.values:
+        raise PoolError(f"unknown pin action {action!r}: expected one of "
+                        f"{', '.join(PoolPin.Action.values)}")
+    if tier not in Tier.values:
+        raise PoolError(f"unknown tier {tier!r}: expected one of {', '.join(Tier.values)}")
+    reason = " ".join((reason or "").split())
+    if not reason:
+        raise PoolError("a pin needs a reason: say why the grades are overruled")
+    if action == PoolPin.Action.IN and not renders_gradable().filter(pk=render.pk).exists():
+        raise PoolError(f"render {render.pk} cannot join the pool: it has no image "
+                        f"that passed the gate (status {render.status})")
+    pin, _ = PoolPin.objects.update_or_create(
+        render=render, defaults={"action": action, "tier": tier, "reason": reason,
+                                 "created_by": user})
+    return pin
+
+
+def pool_unpin(*, render: Render) -> bool:
+    """Remove `render`'s pin, so its grades decide again. True if it had one."""
+    deleted, _ = PoolPin.objects.filter(render=render).delete()
+    return bool(deleted)
+
+
+def pool_rule_edit(*, love_share: float, okay_tier: bool, min_grades: int,
+                   min_per_subject: int, note: str = "", user=None) -> PoolRule:
+    """A new version of the rule; it is in force from now on, and the earlier
+    versions stay as the record (snapshots copy the rule they were made under)."""
+    rule = PoolRule(love_share=love_share, okay_tier=okay_tier, min_grades=min_grades,
+                    min_per_subject=min_per_subject, note=note.strip(), created_by=user)
+    try:
+        rule.full_clean(exclude=["created_by"])
+    except ValidationError as exc:
+        raise PoolError("; ".join(f"{field}: {' '.join(errors)}" for field, errors
+                                  in exc.message_dict.items())) from exc
+    rule.save()
+    return rule
+
+
+@transaction.atomic
+def snapshot_freeze(*, name: str, note: str = "", user=None) -> PoolSnapshot:
+    """Freeze the pool as it is now into an immutable, named snapshot: each
+    member's tier, subject, prompt, code, seed and PNG path are copied, so later
+    grades, pins, rule changes or edits leave the snapshot as it was. The rule
+    is copied too, with whose grades were counted ("human" or "simulated")."""
+    name = " ".join((name or "").split())
+    if not name:
+        raise PoolError("a snapshot needs a name")
+    limit = PoolSnapshot._meta.get_field("name").max_length
+    if len(name) > limit:
+        raise PoolError(f"a snapshot name has at most {limit} characters, got {len(name)}")
+    if PoolSnapshot.objects.filter(name=name).exists():
+        raise PoolError(f"a snapshot named {name!r} exists already: snapshots never change, "
+                        "so choose a new name")
+    rule = pool_rule_current()
+    entries = pool_entries(rule)
+    if not entries:
+        raise PoolError("the pool is empty: there is nothing to freeze")
+    codes = dict(Render.objects.filter(pk__in=[e.render.pk for e in entries])
+                 .values_list("pk", "sketch__code"))
+    counts = Counter((e.tier, e.subject) for e in entries)
+    try:
+        with transaction.atomic():
+            snapshot = PoolSnapshot.objects.create(
+                name=name, note=note.strip(), created_by=user,
+                rule={"id": rule.pk, **rule.as_dict(),
+                      "grades": "simulated" if grades_simulated() else "human"},
+                counts=_counts_summary(counts))
+    except IntegrityError as exc:  # the same name frozen at the same moment
+        raise PoolError(f"a snapshot named {name!r} exists already") from exc
+    PoolMember.objects.bulk_create([
+        PoolMember(snapshot=snapshot, render=e.render, tier=e.tier, subject=e.subject,
+                   prompt=e.render.sketch.prompt, code=codes[e.render.pk], seed=e.render.seed,
+                   png=e.render.png.name, pinned=e.pinned)
+        for e in entries])
+    return snapshot
+
+
+def _counts_summary(counts: Counter) -> dict:
+    """{"love": n, "okay": n, "total": n, "subjects": {subject: {"love": n, "okay": n}}}"""
+    summary: dict = {tier: 0 for tier in Tier.values}
+    subjects: dict[str, dict[str, int]] = {}
+    for (tier, subject), n in sorted(counts.items()):
+        summary[tier] += n
+        subjects.setdefault(subject, {t: 0 for t in Tier.values})[tier] += n
+    summary["total"] = sum(counts.values())
+    summary["subjects"] = subjects
+    return summary
+
+
+def duplicate_weaker(first: Render, second: Render) -> tuple[Render, Render]:
+    """(weaker, stronger) of two renders: the weaker has fewer love grades,
+    then (on a tie) the lower taste score (none counts lowest), then is older."""
+    loves = dict(Grade.objects.filter(render__in=[first, second], value=Grade.Value.LOVE,
+                                      source__in=grade_sources_counted())
+                 .values("render").annotate(n=Count("pk")).values_list("render", "n"))
+    weaker, stronger = sorted((first, second),
+                              key=lambda r: render_strength(r, loves.get(r.pk, 0)))
+    return weaker, stronger
+
+
+@transaction.atomic
+def duplicate_drop_weaker(*, first: Render, second: Render, user=None) -> PoolPin:
+    """Pin the weaker of two near-duplicates out of the pool, saying which
+    render it duplicates. Returns the pin."""
+    if first.pk == second.pk:
+        raise PoolError("a render is not a near-duplicate of itself")
+    weaker, stronger = duplicate_weaker(first, second)
+    return pool_pin(render=weaker, action=PoolPin.Action.OUT,
+                    reason=f"near duplicate of render {stronger.pk}", user=user)

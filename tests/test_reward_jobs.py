@@ -1,0 +1,85 @@
+"""Reward-model jobs end to end: queued on commit, trained by a real Celery
+worker on the train queue, cancelled at the next epoch and recorded so; and
+the job states around that (a queued job cancelled at once, a failure
+recorded with its reason, a redelivered message changing nothing)."""
+from __future__ import annotations
+
+import pytest
+from django.conf import settings as django_settings
+
+from pool.models import RewardModel
+from pool.reward import services
+from tests.reward_data import SMALL_CONFIG, media_settings, toy_graded_renders
+from tests.workers import wait_for
+
+
+def status(job: RewardModel) -> str:
+    return RewardModel.objects.values_list("status", flat=True).get(pk=job.pk)
+
+
+class TestOnTheTrainWorker:
+    def test_a_queued_job_is_trained_by_the_worker(self, train_worker):
+        toy_graded_renders(45)
+        job = services.reward_model_create(config=SMALL_CONFIG)  # queued on commit
+        wait_for(lambda: status(job) not in ("queued", "running"), timeout=180,
+                 worker=train_worker)
+        job.refresh_from_db()
+        assert job.status == "done", job.error
+        assert job.weights and job.metrics["heldout_pairwise_accuracy"] is not None
+
+    def test_a_cancelled_job_stops_at_the_next_epoch_and_is_recorded_cancelled(
+            self, train_worker):
+        toy_graded_renders(45)
+        endless = {**SMALL_CONFIG, "max_epochs": 100_000, "patience": 0}
+        job = services.reward_model_create(config=endless)
+
+        def training() -> bool:
+            progress = RewardModel.objects.get(pk=job.pk).progress
+            return progress.get("stage") == "training" and progress["epoch"] >= 2
+
+        wait_for(training, timeout=180, worker=train_worker)
+        assert services.reward_model_cancel(reward_model=job) == "running"
+        wait_for(lambda: status(job) == "cancelled", timeout=60, worker=train_worker)
+        job.refresh_from_db()
+        assert job.cancel_requested and job.finished is not None
+        assert 2 <= job.progress["epochs_run"] < 100_000
+        assert not job.weights and not job.metrics
+
+
+@pytest.mark.django_db
+class TestJobStates:
+    def test_a_queued_job_is_cancelled_at_once_and_never_trains(self, settings, tmp_path):
+        media_settings(settings, tmp_path)
+        toy_graded_renders(45)
+        job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
+        assert services.reward_model_cancel(reward_model=job) == "cancelled"
+        after = services.reward_model_train(reward_model_id=job.pk)
+        assert after.status == "cancelled" and after.started is None and not after.weights
+
+    def test_training_without_grades_fails_and_says_why(self, settings, tmp_path):
+        media_settings(settings, tmp_path)
+        job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
+        failed = services.reward_model_train(reward_model_id=job.pk)
+        assert failed.status == "failed"
+        assert "fewer than two distinct grades" in failed.error
+
+    def test_running_a_finished_job_again_changes_nothing(self, settings, tmp_path):
+        media_settings(settings, tmp_path)
+        toy_graded_renders(45)
+        job = services.reward_model_create(config={**SMALL_CONFIG, "max_epochs": 2},
+                                           queue=False)
+        done = services.reward_model_train(reward_model_id=job.pk)
+        again = services.reward_model_train(reward_model_id=job.pk)
+        assert again.status == "done" and again.weights.name == done.weights.name
+        assert again.finished == done.finished
+
+    def test_a_bad_setting_is_refused_when_the_job_is_made(self):
+        with pytest.raises(ValueError, match="image_size"):
+            services.reward_model_create(config={"image_size": 4}, queue=False)
+        assert not RewardModel.objects.exists()
+
+    def test_jobs_queue_after_commit_on_the_train_queue(self, django_capture_on_commit_callbacks):
+        with django_capture_on_commit_callbacks() as callbacks:
+            services.reward_model_create(config=SMALL_CONFIG)
+        assert len(callbacks) == 1
+        assert django_settings.CELERY_TASK_ROUTES["pool.tasks.*"] == {"queue": "train"}
