@@ -92,3 +92,16 @@ class TestEnsureAdmin:
         assert "created admin account 'admin'" in out and "already exists" in out
         admin = get_user_model().objects.get(username="admin")
         assert admin.is_staff and admin.check_password("given-password-123")
+
+
+class TestRenderDetail:
+    def test_shows_the_taste_score_and_the_model_that_gave_it(self, client, user):
+        sketch = services.sketch_create(code="function setup(){}")
+        scored = Render.objects.create(sketch=sketch, status="ok", taste_score=1.234,
+                                       taste_model="reward-model v3")
+        unscored = Render.objects.create(sketch=sketch, status="ok")
+        client.force_login(user)
+        page = client.get(reverse("sketches:render_detail", args=[scored.pk])).content
+        assert b"Taste score" in page and b"1.23" in page and b"reward-model v3" in page
+        assert b"Taste score" not in client.get(
+            reverse("sketches:render_detail", args=[unscored.pk])).content
