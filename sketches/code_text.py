@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import re
 
+# The largest sketch we take, from a file, an editor or stdin. Model sketches
+# run to ~13,500 tokens (about 50 kB), so a megabyte is room for any honest
+# sketch and refuses pasted data blobs.
+MAX_SKETCH_BYTES = 1_000_000
+
 FENCE = re.compile(r"```[ \t]*([\w.+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 JS_LANGS = {"", "js", "javascript", "p5", "p5js", "jsx", "ts", "typescript"}
 SETUP = re.compile(r"\bfunction\s+setup\s*\(|\bsetup\s*=\s*(?:async\s*)?(?:function\b|\(|\w+\s*=>)")

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from .code_text import MAX_SKETCH_BYTES
 from .models import Render, Sketch
 from .services import render_create, sketch_create
 
-# The limit. Model sketches run to ~13,500 tokens (about 50 kB), so a
-# megabyte is room for any honest edit and refuses pasted data blobs.
-MAX_CODE_BYTES = 1_000_000
+MAX_CODE_BYTES = MAX_SKETCH_BYTES
 
 
 class SketchEditInvalid(ValueError):

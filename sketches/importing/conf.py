@@ -9,11 +9,13 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
+from ..code_text import MAX_SKETCH_BYTES
+
 
 @dataclass(frozen=True)
 class ImportLimits:
-    # One sketch's code; the same bound as `render_sketch` (real sketches are 2-60 KB).
-    max_file_bytes: int = 1_000_000
+    # One sketch's code; the same bound as `render_sketch` and the editor.
+    max_file_bytes: int = MAX_SKETCH_BYTES
     # One render PNG as stored (a 1200 px watercolour render is about 1-2 MB).
     max_png_bytes: int = 20_000_000
     # Decoded pixels of one PNG, checked from its header before decoding:

@@ -10,12 +10,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from sketches.code_text import MAX_SKETCH_BYTES
 from sketches.conf import renderer_config
 from sketches.renderer import RendererUnavailable, RenderPool
 from sketches.renderer.libraries import LibrariesMissing
 from sketches.rendering import render_text
-
-MAX_INPUT_BYTES = 1_000_000
 
 
 class Command(BaseCommand):
@@ -50,12 +49,12 @@ class Command(BaseCommand):
 
     def _read(self, path: str) -> str:
         try:
-            raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1) if path == "-" else \
-                Path(path).open("rb").read(MAX_INPUT_BYTES + 1)
+            raw = sys.stdin.buffer.read(MAX_SKETCH_BYTES + 1) if path == "-" else \
+                Path(path).open("rb").read(MAX_SKETCH_BYTES + 1)
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror}") from exc
-        if len(raw) > MAX_INPUT_BYTES:
-            raise CommandError(f"{path} is larger than {MAX_INPUT_BYTES} bytes")
+        if len(raw) > MAX_SKETCH_BYTES:
+            raise CommandError(f"{path} is larger than {MAX_SKETCH_BYTES} bytes")
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError as exc:
