@@ -20,6 +20,8 @@ import numpy as np
 import torch
 from PIL import Image
 
+from sketches.renderer.paint import image_on_white
+
 # Decoding threads: PIL releases the GIL while it inflates and resizes. Two
 # threads decoded 1,664 400-px PNGs to 64 px in 3.5 s on the 2-core machine
 # (load 1.0; 8.2 s at load ~10).
@@ -46,12 +48,7 @@ def decode(data_or_path: bytes | str | Path, size: int) -> np.ndarray:
     # Downsample at decode time where the format allows it (JPEG draft mode);
     # PNG ignores this and decodes in full.
     image.draft("RGB", (size, size))
-    if image.mode in ("RGBA", "LA", "P"):
-        image = image.convert("RGBA")
-        flat = Image.new("RGBA", image.size, (255, 255, 255, 255))
-        flat.alpha_composite(image)
-        image = flat
-    image = image.convert("RGB")
+    image = image_on_white(image)
     width, height = image.size
     side = max(width, height)
     if width != height:

@@ -28,16 +28,24 @@ def paint_fraction(png: bytes) -> float:
     return painted / len(pixels)
 
 
-def flatten_on_white(png: bytes) -> bytes:
-    """An opaque PNG: transparent canvas areas shown on white, as a viewer
+def image_on_white(img: Image.Image) -> Image.Image:
+    """The image as opaque RGB, transparent areas shown on white, as a viewer
     sees them (a sketch that never calls background() leaves them clear)."""
+    if img.mode in ("RGB", "L"):
+        return img.convert("RGB")
+    rgba = img.convert("RGBA")
+    flat = Image.new("RGB", rgba.size, (255, 255, 255))
+    flat.paste(rgba, mask=rgba.getchannel("A"))
+    return flat
+
+
+def flatten_on_white(png: bytes) -> bytes:
+    """An opaque PNG (see image_on_white); an opaque one comes back as it is."""
     with Image.open(io.BytesIO(png)) as img:
         img.load()
         if img.mode in ("RGB", "L"):
             return png
-        rgba = img.convert("RGBA")
-    flat = Image.new("RGB", rgba.size, (255, 255, 255))
-    flat.paste(rgba, mask=rgba.getchannel("A"))
+        flat = image_on_white(img)
     out = io.BytesIO()
     flat.save(out, format="PNG")
     return out.getvalue()
