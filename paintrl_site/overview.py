@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from django.db.models import Count
 
 from rating.models import Grade
+from rating.selectors import renders_gradable
 from sketches import selectors as sketch_selectors
-from sketches.models import Render
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def grading_progress() -> GradingProgress:
     by_value = {value: 0 for value in Grade.Value.values}
     for row in Grade.objects.values("value").annotate(n=Count("id")):
         by_value[row["value"]] = row["n"]
-    gradable = Render.objects.filter(status=Render.Status.OK).exclude(png="")
+    gradable = renders_gradable()
     return GradingProgress(
         by_value=by_value,
         graded_renders=gradable.filter(grades__isnull=False).distinct().count(),
