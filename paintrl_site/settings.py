@@ -206,6 +206,16 @@ PAINTRL_POOL_DUPLICATE_DISTANCE = env_int("PAINTRL_POOL_DUPLICATE_DISTANCE", 8)
 # ... and colour layouts (4x4 grid, RMS of RGB distances) at most this far apart.
 PAINTRL_POOL_DUPLICATE_COLOUR_DISTANCE = env_float("PAINTRL_POOL_DUPLICATE_COLOUR_DISTANCE", 10.0)
 
+# --- Judges (training/judges/ reads these) ------------------------------
+# An OpenAI-compatible vision chat endpoint (vLLM, a hosted API) for judges
+# with backend "openai": base URL (up to /v1), model name, and the key from
+# the environment variable the Judge row names (PAINTRL_JUDGE_API_KEY by default).
+PAINTRL_JUDGE_BASE_URL = os.environ.get("PAINTRL_JUDGE_BASE_URL", "")
+PAINTRL_JUDGE_MODEL = os.environ.get("PAINTRL_JUDGE_MODEL", "")
+# The HPSv3 preference service (scripts/hpsv3_service.py, in its own
+# environment); empty: HPSv3 judges fall back to the local reward model.
+PAINTRL_HPSV3_URL = os.environ.get("PAINTRL_HPSV3_URL", "")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

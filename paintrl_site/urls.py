@@ -12,6 +12,7 @@ urlpatterns = [
     path("sketches/", include("sketches.urls")),
     path("rate/", include("rating.urls")),
     path("pool/", include("pool.urls")),
+    path("training/", include("training.urls")),
     path("admin/", admin.site.urls),
 ]
 

@@ -1,0 +1,239 @@
+"""The replay lab end to end: renders chosen in groups, two rubrics scored
+side by side with the local judge, the diagnosis (v1's absolute judges
+counted as one signal, adherence None and counted), cancel and resume, the
+pages (staff only), and a real train worker running a replay queued from
+the page."""
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from tests.lab_data import GROUP_SIZE, lab_world
+from tests.rating_data import curator_create
+from tests.workers import wait_for
+from training.lab.selection import ReplaySelection, renders_select
+from training.lab.services import ReplayError, replay_cancel, replay_create, replay_run
+from training.models import Judge, Replay, ReplayItem, Rubric
+
+LAB = reverse("training:lab")
+
+
+def presets():
+    return Rubric.objects.get(name="v2"), Rubric.objects.get(name="v1")
+
+
+def diagnostics_of(replay: Replay, index: int) -> dict:
+    return replay.results["rubrics"][index]["diagnostics"]
+
+
+def by_name(diagnostics: dict) -> dict:
+    return {s["name"]: s for s in diagnostics["signals"]}
+
+
+@pytest.fixture
+def world(settings, tmp_path):
+    return lab_world(settings, tmp_path)
+
+
+@pytest.mark.django_db
+class TestSelection:
+    def test_whole_groups_up_to_the_limit_at_most_per_group_each(self, world):
+        chosen = renders_select(ReplaySelection(per_group=3, limit=9, seed=1))
+        assert len(chosen) == 9
+        groups = {}
+        for _, label in chosen:
+            groups[label] = groups.get(label, 0) + 1
+        assert set(groups.values()) == {3}
+        assert chosen == renders_select(ReplaySelection(per_group=3, limit=9, seed=1))
+        assert chosen != renders_select(ReplaySelection(per_group=3, limit=9, seed=2))
+
+    def test_filters(self, world):
+        everything = renders_select(ReplaySelection(limit=1000))
+        ids = {pk for pk, _ in everything}
+        assert world.rejected.pk in ids and world.unavailable.pk not in ids
+        without = {pk for pk, _ in renders_select(ReplaySelection(limit=1000,
+                                                                  include_rejected=False))}
+        assert world.rejected.pk not in without
+        group_3 = renders_select(ReplaySelection(prompt_contains="group 3", limit=1000))
+        assert len(group_3) == GROUP_SIZE
+        assert renders_select(ReplaySelection(origin="rollout")) == []
+        assert len({label for _, label in renders_select(
+            ReplaySelection(group_by="none", limit=1000))}) == 1
+
+
+@pytest.mark.django_db
+class TestReplay:
+    def test_v2_and_v1_side_by_side_on_the_same_renders(self, world):
+        v2, v1 = presets()
+        replay = replay_create(rubric=v2, compare_rubric=v1, snapshot=world.snapshot,
+                               selection=ReplaySelection(limit=1000), queue=False)
+        assert replay.items.count() == len(world.renders) + 1  # and the rejected render
+        replay = replay_run(replay_id=replay.pk)
+        assert replay.status == "done", replay.error
+        assert [r["label"] for r in replay.results["rubrics"]] == ["v2 (rev. 1)", "v1 (rev. 1)"]
+
+        v1_signals = by_name(diagnostics_of(replay, 1))
+        judges = ["recognisability", "beauty", "technique", "depth"]
+        for name in judges:
+            # One opinion asked four times: flagged as one signal counted four times.
+            assert "redundant" in v1_signals[name]["flags"]
+            assert set(judges) - {name} <= set(v1_signals[name]["redundant_with"])
+        # Adherence cannot be judged by the local model: None for every picture, counted.
+        assert v1_signals["adherence"]["missing"] == len(world.renders)
+        assert "missing" in v1_signals["adherence"]["flags"]
+        # The rejected render made no picture: 0 on picture signals, not None.
+        rejected = replay.items.get(render=world.rejected)
+        v2_specs = v2.specs()
+        assert [rejected.values[s.key] for s in v2_specs] == [0.0, 1.0, 0.0, 0.0]
+
+        v2_signals = by_name(diagnostics_of(replay, 0))
+        assert v2_signals["pairwise"]["missing"] == 0 and v2_signals["pairwise"]["std"] > 0
+        assert any("cannot judge adherence" in notice for notice in replay.notices)
+        advantages = diagnostics_of(replay, 0)["advantages"]
+        assert len(advantages["values"]) == replay.items.count()
+
+    def test_without_a_snapshot_pairwise_is_none_and_the_notice_says_why(self, world):
+        v2, _ = presets()
+        replay = replay_run(replay_id=replay_create(
+            rubric=v2, selection=ReplaySelection(limit=8), queue=False).pk)
+        assert replay.status == "done"
+        pairwise = by_name(diagnostics_of(replay, 0))["pairwise"]
+        assert pairwise["n"] == 0 and pairwise["missing"] == 8
+        assert any("no pool snapshot" in notice for notice in replay.notices)
+
+    def test_without_a_reward_model_picture_signals_are_none_not_zero(self, settings,
+                                                                       tmp_path):
+        lab_world(settings, tmp_path, count=8, train=False)
+        v2, _ = presets()
+        replay = replay_run(replay_id=replay_create(
+            rubric=v2, selection=ReplaySelection(limit=8, include_rejected=False),
+            queue=False).pk)
+        assert replay.status == "done"
+        signals = by_name(diagnostics_of(replay, 0))
+        assert signals["preference"]["missing"] == 8 and signals["preference"]["n"] == 0
+        assert signals["gate"]["mean"] == 1.0
+        assert any("no active reward model" in notice for notice in replay.notices)
+
+    def test_a_second_delivery_changes_nothing_and_an_interrupted_one_resumes(self, world):
+        v2, _ = presets()
+        replay = replay_run(replay_id=replay_create(
+            rubric=v2, snapshot=world.snapshot, selection=ReplaySelection(limit=1000),
+            queue=False).pk)
+        values = {item.pk: item.values for item in replay.items.all()}
+        assert replay_run(replay_id=replay.pk).finished == replay.finished
+        # A worker died halfway: half the values were never saved.
+        half = list(replay.items.values_list("pk", flat=True))[::2]
+        ReplayItem.objects.filter(pk__in=half).update(values={})
+        Replay.objects.filter(pk=replay.pk).update(status="running")
+        resumed = replay_run(replay_id=replay.pk)
+        assert resumed.status == "done"
+        assert {item.pk: item.values for item in resumed.items.all()} == values
+
+    def test_cancel(self, world):
+        v2, _ = presets()
+        queued = replay_create(rubric=v2, selection=ReplaySelection(limit=8), queue=False)
+        assert "cancelled before it started" in replay_cancel(replay=queued)
+        assert replay_run(replay_id=queued.pk).status == "cancelled"
+        running = replay_create(rubric=v2, selection=ReplaySelection(limit=8), queue=False)
+        Replay.objects.filter(pk=running.pk).update(status="running")
+        running.refresh_from_db()
+        assert "after its current batch" in replay_cancel(replay=running)
+        stopped = replay_run(replay_id=running.pk)
+        assert stopped.status == "cancelled"
+        assert not stopped.items.exclude(values={}).exists()
+        assert "already finished" in replay_cancel(replay=stopped)
+
+    def test_an_empty_selection_is_refused(self, world):
+        v2, _ = presets()
+        with pytest.raises(ReplayError, match="no renders match"):
+            replay_create(rubric=v2, selection=ReplaySelection(prompt_contains="nothing"),
+                          queue=False)
+
+
+@pytest.mark.django_db
+class TestPages:
+    def test_staff_only(self, client, world):
+        assert client.get(LAB).status_code == 302  # to the login page
+        client.force_login(curator_create("alice-curator"))
+        assert client.get(LAB).status_code == 403
+        assert client.post(LAB, {}).status_code == 403
+
+    def test_start_watch_and_read_a_replay(self, client, world, django_capture_on_commit_callbacks):
+        client.force_login(curator_create("boss", staff=True))
+        page = client.get(LAB)
+        assert page.status_code == 200 and b"New replay" in page.content
+        v2, v1 = presets()
+        local = Judge.objects.get(name="local")
+        form = {"rubric": v2.pk, "compare_rubric": v1.pk, "snapshot": world.snapshot.pk,
+                "judge": local.pk, "scorer": local.pk, "group_by": "prompt", "per_group": 4,
+                "limit": 24, "seed": 0, "include_rejected": "on", "name": "v1 against v2"}
+        with django_capture_on_commit_callbacks(execute=False) as queued:
+            response = client.post(LAB, form)
+        replay = Replay.objects.get(name="v1 against v2")
+        assert response.status_code == 302 and len(queued) == 1
+        watching = client.get(reverse("training:replay", args=[replay.pk]))
+        assert b"of 24 renders scored" in watching.content and b'hx-trigger="every 2s"' \
+            in watching.content
+        replay_run(replay_id=replay.pk)
+        done = client.get(reverse("training:replay", args=[replay.pk]))
+        text = done.content.decode()
+        assert "hx-trigger" not in text
+        assert text.count("<svg") == 6  # three charts per rubric
+        # The local judge's preference score and its four absolute answers are one opinion.
+        assert "one signal counted 5 times" in text
+        assert "Highest reward" in text and "Lowest reward" in text
+        fragment = client.get(reverse("training:replay", args=[replay.pk]),
+                              headers={"HX-Request": "true"})
+        assert b'id="replay-body"' in fragment.content and b"<h1>" not in fragment.content
+
+    def test_a_bad_form_says_why(self, client, world):
+        client.force_login(curator_create("boss", staff=True))
+        v2, _ = presets()
+        response = client.post(LAB, {"rubric": v2.pk, "compare_rubric": v2.pk, "limit": 8,
+                                     "judge": 1, "scorer": 1, "group_by": "prompt",
+                                     "per_group": 4, "seed": 0})
+        assert response.status_code == 400
+        assert b"compare the rubric with a different one" in response.content
+        response = client.post(LAB, {"rubric": v2.pk, "limit": 8, "judge": 1, "scorer": 1,
+                                     "group_by": "prompt", "per_group": 4, "seed": 0,
+                                     "prompt_contains": "no such prompt"})
+        assert response.status_code == 400 and b"no renders match" in response.content
+
+
+@pytest.mark.django_db
+class TestJudgeAgreement:
+    def test_the_local_judge_is_measured_on_held_out_renders(self, world):
+        from training.lab.agreement import judge_agreement_measure
+
+        local = Judge.objects.get(name="local")
+        result = judge_agreement_measure(judge=local)
+        held_out = set(world.reward_model.training_data["render_ids"]["test"])
+        assert result["renders"] == len(held_out) and result["grades"] == "people"
+        assert result["pairwise_accuracy"] > 0.7 and result["preference_spearman"] > 0.5
+        local.refresh_from_db()
+        assert local.agreement == result and local.agreement_measured is not None
+
+    def test_no_reward_model_is_recorded_as_the_reason(self, settings, tmp_path):
+        from training.lab.agreement import judge_agreement_measure
+
+        lab_world(settings, tmp_path, count=6, train=False)
+        result = judge_agreement_measure(judge=Judge.objects.get(name="local"))
+        assert "no active reward model" in result["error"]
+
+
+def test_a_replay_queued_from_the_page_runs_on_the_train_worker(train_worker, settings,
+                                                                 tmp_path, client):
+    world = lab_world(settings, tmp_path)
+    client.force_login(curator_create("boss", staff=True))
+    v2, v1 = presets()
+    local = Judge.objects.get(name="local")
+    client.post(LAB, {"rubric": v2.pk, "compare_rubric": v1.pk, "snapshot": world.snapshot.pk,
+                      "judge": local.pk, "scorer": local.pk, "group_by": "prompt",
+                      "per_group": 4, "limit": 100, "seed": 0, "include_rejected": "on"})
+    replay = Replay.objects.get()
+    wait_for(lambda: Replay.objects.get(pk=replay.pk).is_finished, timeout=120,
+             worker=train_worker)
+    replay.refresh_from_db()
+    assert replay.status == "done", replay.error
+    assert replay.progress["done"] == replay.progress["total"] == replay.items.count() == 48
+    assert not replay.items.filter(values={}).exists()

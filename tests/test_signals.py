@@ -1,0 +1,147 @@
+"""Signal values for batches of rollouts: the gates, length, and the picture
+signals asked of the local reward-model judge, with None (never 0) for what
+could not be computed and 0 for a sketch that made no picture."""
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from sketches.rendering import OK, REJECTED, UNAVAILABLE
+from tests.lab_data import lab_world
+from training.judges import JudgeUnavailable, judge_backend
+from training.judges.local import LocalRewardModelJudge
+from training.models import Judge
+from training.rubrics import signal_specs
+from training.signals import (
+    Rollout,
+    SignalContext,
+    approx_tokens,
+    rollout_from_render,
+    signals_compute,
+)
+
+
+def values_of(signals, rollouts, context=None):
+    specs = signal_specs(signals)
+    rows = signals_compute(specs, rollouts, context or SignalContext(judge=None, scorer=None))
+    return [[row[spec.key] for spec in specs] for row in rows]
+
+
+GATES = [{"name": "gate", "kind": "gate", "weight": 1},
+         {"name": "compiles", "kind": "compile_gate", "weight": 1},
+         {"name": "uses brush", "kind": "brush_gate", "weight": 1}]
+
+
+def test_gates_follow_the_renderers_verdict_and_a_browser_failure_is_none():
+    rollouts = [
+        Rollout("a", "p", "code", OK),
+        Rollout("b", "p", "code", REJECTED, ["syntax_error"]),
+        Rollout("c", "p", "code", REJECTED, ["no_brush_painting", "plain_primitives_only"]),
+        Rollout("d", "p", "code", REJECTED, ["network_access"]),
+        Rollout("e", "p", "code", UNAVAILABLE),
+    ]
+    assert values_of(GATES, rollouts) == [
+        [1.0, 1.0, 1.0],
+        [0.0, 0.0, 0.0],  # never ran, so never painted with the brush either
+        [0.0, 1.0, 0.0],
+        [0.0, 1.0, 1.0],  # compiled and painted, but reached for the network
+        [None, None, None],
+    ]
+
+
+def test_length_bound_and_ramp():
+    signals = [{"name": "bound", "kind": "length", "weight": 1,
+                "params": {"min_tokens": 10, "max_tokens": 100}},
+               {"name": "ramp", "kind": "length", "weight": 1,
+                "params": {"mode": "ramp", "target_tokens": 200}}]
+    rollouts = [Rollout(str(n), "p", "", OK, tokens=n) for n in (5, 50, 100, 400)]
+    assert values_of(signals, rollouts) == [[0.0, 0.025], [1.0, 0.25], [1.0, 0.5], [0.0, 1.0]]
+
+
+def test_tokens_are_approximated_from_the_code_when_no_tokenizer_counted_them():
+    assert approx_tokens("brush.fill('red', 40);") == 11
+    assert Rollout("a", "p", "let x = 1;", OK).token_count == 5
+
+
+@pytest.mark.django_db
+class TestLocalJudge:
+    @pytest.fixture
+    def world(self, settings, tmp_path):
+        return lab_world(settings, tmp_path)
+
+    def rollouts(self, world):
+        return [rollout_from_render(r) for r in world.renders]
+
+    def mean_by_grade(self, values, world) -> dict[str, float]:
+        grades = [r.grades.get().value for r in world.renders]
+        return {grade: statistics.mean(v for v, g in zip(values, grades, strict=True)
+                                       if g == grade) for grade in ("love", "okay", "nope")}
+
+    def test_preference_ranks_the_grades(self, world):
+        judge = LocalRewardModelJudge()
+        rollouts = self.rollouts(world)
+        scores = judge.preference([r.picture for r in rollouts], [r.prompt for r in rollouts])
+        by_grade = self.mean_by_grade(scores, world)
+        assert by_grade["love"] > by_grade["okay"] > by_grade["nope"], by_grade
+        assert all(0.0 <= s <= 1.0 for s in scores)
+
+    def test_compare_is_the_bradley_terry_probability_and_is_antisymmetric(self, world):
+        judge = LocalRewardModelJudge()
+        a, b = (rollout_from_render(r).picture for r in world.renders[:2])
+        forward, backward = judge.compare([(a, b), (b, a)], ["p", "p"])
+        assert forward + backward == pytest.approx(1.0)
+        assert judge.compare([(a, a)], ["p"]) == [pytest.approx(0.5)]
+
+    def test_pairwise_win_fraction_against_the_pool(self, world):
+        judge = LocalRewardModelJudge()
+        context = SignalContext(judge=judge, scorer=judge, snapshot=world.snapshot, seed=3)
+        signals = [{"name": "pairwise", "kind": "pairwise", "weight": 1, "params": {"k": 3}}]
+        rollouts = self.rollouts(world) + [rollout_from_render(world.rejected),
+                                           rollout_from_render(world.unavailable)]
+        values = [row[0] for row in values_of(signals, rollouts, context)]
+        *graded, rejected, unavailable = values
+        assert rejected == 0.0 and unavailable is None
+        wins = self.mean_by_grade(graded, world)
+        # The tiny model's scores are close together, so the margins are small.
+        assert wins["love"] > wins["okay"] > wins["nope"], wins
+        # Seeded: the same references, so the same values.
+        again = SignalContext(judge=judge, scorer=judge, snapshot=world.snapshot, seed=3)
+        assert [row[0] for row in values_of(signals, rollouts, again)] == values
+
+    def test_pairwise_without_a_snapshot_is_none_with_a_notice(self, world):
+        judge = LocalRewardModelJudge()
+        context = SignalContext(judge=judge, scorer=judge, snapshot=None)
+        signals = [{"name": "pairwise", "kind": "pairwise", "weight": 1}]
+        rollouts = self.rollouts(world)[:3] + [rollout_from_render(world.rejected)]
+        assert [row[0] for row in values_of(signals, rollouts, context)] == [None] * 3 + [0.0]
+        assert any("no pool snapshot" in notice for notice in context.notices)
+
+    def test_absolute_criteria_get_its_one_opinion_and_adherence_is_none(self, world):
+        judge = LocalRewardModelJudge()
+        context = SignalContext(judge=judge, scorer=judge)
+        signals = [{"name": "preference", "kind": "preference", "weight": 1},
+                   {"name": "beauty", "kind": "absolute", "weight": 1,
+                    "params": {"criterion": "beauty"}},
+                   {"name": "adherence", "kind": "absolute", "weight": 1,
+                    "params": {"criterion": "adherence"}}]
+        for preference, beauty, adherence in values_of(signals, self.rollouts(world)[:6],
+                                                       context):
+            assert beauty == preference and adherence is None
+        assert any("one opinion" in n for n in context.notices)
+        assert any("cannot judge adherence" in n for n in context.notices)
+
+
+@pytest.mark.django_db
+def test_without_an_active_reward_model_the_local_judge_says_what_to_do(settings, tmp_path):
+    lab_world(settings, tmp_path, count=6, train=False)
+    with pytest.raises(JudgeUnavailable, match="no active reward model: train one"):
+        judge_backend(Judge.objects.get(name="local"))
+
+
+@pytest.mark.django_db
+def test_picture_signals_without_a_judge_are_none_never_zero():
+    rollouts = [Rollout("a", "p", "code", OK, picture=None), Rollout("b", "p", "", REJECTED)]
+    context = SignalContext(judge=None, scorer=None)
+    signals = [{"name": "preference", "kind": "preference", "weight": 1}]
+    assert values_of(signals, rollouts, context) == [[None], [0.0]]

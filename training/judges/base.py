@@ -1,0 +1,77 @@
+"""What every judge backend answers, and the pictures it answers about.
+
+Three questions, each asked in batches so a backend can score many pictures
+at once or send many requests in parallel:
+- `preference(pictures, prompts)`: how much people would like each picture;
+- `compare(pairs, prompts)`: the probability that the first picture of each
+  pair is the better painting (0.5 is a tie);
+- `rate(pictures, prompts, criterion)`: a 0-10 rating on one criterion
+  (training.rubrics.CRITERIA), returned divided by 10.
+
+Every answer is from 0 to 1, or None where the backend could not answer
+(an outage, a timeout, a reply that would not parse, a question it cannot
+answer). A backend records why in `notices`, which the replay shows.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+
+
+class JudgeUnavailable(RuntimeError):
+    """The judge cannot answer anything (not configured, no model)."""
+
+
+class Picture:
+    """A PNG, from a file or from memory, known by the SHA-256 of its bytes."""
+
+    def __init__(self, *, path: str | Path | None = None, data: bytes | None = None):
+        if (path is None) == (data is None):
+            raise ValueError("a Picture needs a path or data, not both")
+        self.path = Path(path) if path is not None else None
+        self._data = data
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None:
+            return self.path.read_bytes()
+        return self._data
+
+    @cached_property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+    def __repr__(self) -> str:
+        return f"Picture({self.path or f'{len(self._data)} bytes'})"
+
+
+class JudgeBackend:
+    """Base class: answers nothing (None) and says so once per question."""
+
+    key = "none"
+    # Whether answers are worth caching in the database (slow or paid backends).
+    cacheable = False
+
+    def __init__(self):
+        self.notices: list[str] = []
+
+    def notice(self, text: str) -> None:
+        if text not in self.notices:
+            self.notices.append(text)
+
+    def preference(self, pictures: Sequence[Picture],
+                   prompts: Sequence[str]) -> list[float | None]:
+        self.notice(f"{self.key} gives no preference score")
+        return [None] * len(pictures)
+
+    def compare(self, pairs: Sequence[tuple[Picture, Picture]],
+                prompts: Sequence[str]) -> list[float | None]:
+        self.notice(f"{self.key} does not compare pictures")
+        return [None] * len(pairs)
+
+    def rate(self, pictures: Sequence[Picture], prompts: Sequence[str],
+             criterion: str) -> list[float | None]:
+        self.notice(f"{self.key} does not rate pictures on {criterion}")
+        return [None] * len(pictures)

@@ -1,0 +1,101 @@
+"""The default judge: the active reward model (pool.reward), nothing to
+configure. Its score is a Bradley-Terry strength, so
+- compare(a, b) = sigmoid(score(a) - score(b)), the model's own win probability;
+- preference = sigmoid((score - centre) / spread), where centre and spread
+  come from the grade boundaries the model recorded on held-out renders
+  (nope|okay and okay|love): a render on the okay|love boundary scores above
+  0.5, one on the nope|okay boundary below it;
+- rate: the model has one opinion of a picture whatever the criterion, so
+  every criterion gets the preference score (and a notice says so). Four
+  absolute criteria answered by it correlate perfectly: the replay lab
+  flags them as one signal counted several times, which is the point of
+  comparing rubric v1 with v2. Adherence to the prompt it cannot judge: None.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from .base import JudgeBackend, JudgeUnavailable, Picture
+
+# Scores remembered per process by picture hash: pool references recur in
+# every batch. 20,000 floats is nothing.
+MEMO_SIZE = 20_000
+
+
+class LocalRewardModelJudge(JudgeBackend):
+    cacheable = False
+
+    def __init__(self, reward_model=None):
+        super().__init__()
+        from pool.reward.services import reward_model_active
+
+        self.reward_model = reward_model or reward_model_active()
+        if self.reward_model is None:
+            raise JudgeUnavailable(
+                "no active reward model: train one (admin, Reward models, or "
+                "`manage.py train_reward_model --activate`) for the local judge")
+        self.key = f"local:reward-model-v{self.reward_model.version}"
+        self.centre, self.spread = _scale(self.reward_model.metrics or {})
+        self._memo: OrderedDict[str, float] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def scores(self, pictures: Sequence[Picture]) -> list[float]:
+        """Raw reward-model scores, decoded and scored in one batch."""
+        import numpy as np
+        import torch
+
+        from pool.reward.conf import torch_threads
+        from pool.reward.features import decode
+        from pool.reward.scoring import scorer_for
+
+        missing = list({p.sha256: p for p in pictures if p.sha256 not in self._memo}.values())
+        if missing:
+            scorer = scorer_for(self.reward_model)
+            torch.set_num_threads(torch_threads())
+            images = np.stack([decode(p.data, scorer.image_size) for p in missing])
+            values = scorer.score(torch.from_numpy(images)).tolist()
+            with self._lock:
+                for picture, value in zip(missing, values, strict=True):
+                    self._memo[picture.sha256] = float(value)
+                while len(self._memo) > MEMO_SIZE:
+                    self._memo.popitem(last=False)
+        with self._lock:
+            return [self._memo[p.sha256] for p in pictures]
+
+    def preference(self, pictures, prompts):
+        return [_sigmoid((s - self.centre) / self.spread) for s in self.scores(pictures)]
+
+    def compare(self, pairs, prompts):
+        if not pairs:
+            return []
+        flat = self.scores([p for pair in pairs for p in pair])
+        return [_sigmoid(flat[2 * i] - flat[2 * i + 1]) for i in range(len(pairs))]
+
+    def rate(self, pictures, prompts, criterion):
+        if criterion == "adherence":
+            self.notice("the local reward model cannot judge adherence to the prompt "
+                        "(it never sees the prompt): adherence is None; use a vision judge")
+            return [None] * len(pictures)
+        self.notice("the local reward model has one opinion of a picture: every absolute "
+                    "criterion gets its preference score")
+        return self.preference(pictures, prompts)
+
+
+def _scale(metrics: dict) -> tuple[float, float]:
+    boundaries = sorted((metrics.get("boundaries") or {}).values())
+    if len(boundaries) >= 2:
+        low, high = boundaries[0], boundaries[-1]
+        return (low + high) / 2, max((high - low) / 2, 1e-3)
+    if boundaries:
+        return boundaries[0], 1.0
+    return 0.0, 1.0
+
+
+def _sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)

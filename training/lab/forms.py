@@ -1,0 +1,63 @@
+"""The lab's form: which rubric(s), which renders, which judges."""
+from __future__ import annotations
+
+from django import forms
+
+from pool.models import PoolSnapshot
+from sketches.models import Sketch
+
+from ..models import Judge, Replay, Rubric
+from .selection import ReplaySelection
+
+MAX_RENDERS = 5000
+
+
+class ReplayForm(forms.Form):
+    name = forms.CharField(max_length=120, required=False,
+                           widget=forms.TextInput(attrs={"placeholder": "optional"}))
+    rubric = forms.ModelChoiceField(Rubric.objects.all())
+    compare_rubric = forms.ModelChoiceField(Rubric.objects.all(), required=False,
+                                            label="Compare with",
+                                            help_text="Scored on the same renders, side by side.")
+    snapshot = forms.ModelChoiceField(PoolSnapshot.objects.all(), required=False,
+                                      label="Pool snapshot",
+                                      help_text="References for pairwise signals.")
+    judge = forms.ModelChoiceField(Judge.objects.all(),
+                                   help_text="Answers pairwise and absolute questions.")
+    scorer = forms.ModelChoiceField(Judge.objects.all(), label="Preference scorer")
+    origin = forms.ChoiceField(choices=[("", "any origin"), *Sketch.Origin.choices],
+                               required=False)
+    prompt_contains = forms.CharField(max_length=200, required=False, label="Prompt contains")
+    graded_only = forms.BooleanField(required=False, label="Graded renders only")
+    include_rejected = forms.BooleanField(required=False, initial=True,
+                                          label="Include rejected renders")
+    group_by = forms.ChoiceField(choices=Replay.GroupBy.choices, initial=Replay.GroupBy.PROMPT)
+    per_group = forms.IntegerField(min_value=1, max_value=64, initial=8,
+                                   label="Renders per group",
+                                   help_text="A GRPO group: generations per prompt.")
+    limit = forms.IntegerField(min_value=2, max_value=MAX_RENDERS, initial=256,
+                               label="Renders at most")
+    seed = forms.IntegerField(initial=0, help_text="Seeds which groups and references are drawn.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        local = Judge.objects.filter(backend=Judge.Backend.LOCAL).first()
+        presets = {r.name: r for r in Rubric.objects.filter(preset=True)}
+        self.fields["rubric"].initial = presets.get("v2")
+        self.fields["compare_rubric"].initial = presets.get("v1")
+        self.fields["snapshot"].initial = PoolSnapshot.objects.order_by("-created").first()
+        self.fields["judge"].initial = self.fields["scorer"].initial = local
+
+    def clean(self):
+        data = super().clean()
+        if data.get("rubric") and data.get("rubric") == data.get("compare_rubric"):
+            raise forms.ValidationError("compare the rubric with a different one")
+        return data
+
+    def selection(self) -> ReplaySelection:
+        data = self.cleaned_data
+        return ReplaySelection(origin=data["origin"], prompt_contains=data["prompt_contains"],
+                               graded_only=data["graded_only"],
+                               include_rejected=data["include_rejected"],
+                               group_by=data["group_by"], per_group=data["per_group"],
+                               limit=data["limit"], seed=data["seed"])

@@ -1,0 +1,119 @@
+"""What the lab's pages show: recent replays, judges with their agreement,
+and a finished replay's diagnostics turned into findings, tables and charts."""
+from __future__ import annotations
+
+from ..charts import bars_svg, heatmap_svg, histogram_svg
+from ..models import Judge, Replay
+from ..rubrics import rubric_total, signal_specs
+
+RECENT = 20
+EXTREMES = 6
+
+
+def replays_recent():
+    return Replay.objects.select_related("rubric", "compare_rubric", "created_by")[:RECENT]
+
+
+def judges_with_agreement():
+    return Judge.objects.all()
+
+
+def replay_columns(replay: Replay) -> list[dict]:
+    """One column per rubric: findings in words, the signal table and charts."""
+    columns = []
+    for rubric in (replay.results or {}).get("rubrics", []):
+        d = rubric["diagnostics"]
+        names = [s["name"] for s in d["signals"]]
+        columns.append({
+            "label": rubric["label"],
+            "d": d,
+            "findings": findings(d),
+            "weights_chart": bars_svg(
+                names, {"nominal weight": [s["weight_share"] for s in d["signals"]],
+                        "effective share": [s["effective_share"] for s in d["signals"]]},
+                max_value=1.0, percent=True),
+            "correlation_chart": heatmap_svg(d["correlation"]["names"],
+                                             d["correlation"]["matrix"]),
+            "advantage_chart": histogram_svg(d["advantages"]["histogram"]["edges"],
+                                             d["advantages"]["histogram"]["counts"],
+                                             x_label="GRPO advantage"),
+        })
+    return columns
+
+
+def findings(d: dict) -> list[str]:
+    """The diagnosis in sentences: redundant clusters, saturated and dead
+    signals, missing values, and groups that teach nothing."""
+    out = []
+    by_name = {s["name"]: s for s in d["signals"]}
+    for cluster in _clusters([(p["a"], p["b"]) for p in d.get("redundant", [])]):
+        weight = sum(by_name[name]["weight_share"] for name in cluster)
+        out.append(f"{_and(cluster)} move together (correlation ≥ threshold): one signal "
+                   f"counted {len(cluster)} times, holding {weight:.0%} of the weight.")
+    for s in d["signals"]:
+        share = s.get("effective_share")
+        weights = (f"weight {s['weight_share']:.0%}, effective share "
+                   f"{'n/a' if share is None else format(share, '.0%')}")
+        if s["n"] == 0:
+            out.append(f"{s['name']} could not be computed for any of the {s['missing']} "
+                       f"renders (None, not 0): it adds nothing ({weights}).")
+            continue
+        if "dead" in s["flags"]:
+            out.append(f"{s['name']} is dead: the same value for every render ({weights}).")
+        elif "saturated" in s["flags"]:
+            flat = s.get("zero_spread_groups") or 0.0
+            spread = s.get("within_std") or 0.0
+            how = (f"flat within {flat:.0%} of groups" if flat >= 0.5
+                   else f"its spread within groups is only {spread:.3f}")
+            out.append(f"{s['name']} is saturated: {how}, so GRPO learns almost nothing "
+                       f"from it ({weights}).")
+        if s["missing"]:
+            out.append(f"{s['name']} could not be computed for {s['missing']} of "
+                       f"{s['missing'] + s['n']} renders (None, not 0).")
+    zero_groups = d["advantages"].get("zero_groups")
+    if zero_groups:
+        out.append(f"{zero_groups:.0%} of groups have identical totals: zero advantage, "
+                   "no learning signal from them.")
+    return out
+
+
+def _clusters(pairs: list[tuple[str, str]]) -> list[list[str]]:
+    parent: dict[str, str] = {}
+
+    def root(name: str) -> str:
+        while parent.setdefault(name, name) != name:
+            name = parent[name]
+        return name
+
+    for a, b in pairs:
+        parent[root(a)] = root(b)
+    groups: dict[str, list[str]] = {}
+    for name in parent:
+        groups.setdefault(root(name), []).append(name)
+    return [sorted(members) for members in groups.values() if len(members) > 1]
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def replay_extremes(replay: Replay) -> list[tuple[str, list[dict]]]:
+    """The renders the first rubric rewards most and least, with their values:
+    [(heading, rows)], empty until the replay is done."""
+    if not replay.rubric_signals or replay.status != Replay.Status.DONE:
+        return []
+    specs = signal_specs(replay.rubric_signals[0]["signals"])
+    rows = []
+    for item in replay.items.select_related("render__sketch"):
+        if item.render is None or not item.values or item.values.get("deleted"):
+            continue
+        total = rubric_total(item.values, specs)
+        if total is not None:
+            signals = [(spec.name, item.values.get(spec.key)) for spec in specs]
+            rows.append({"render": item.render, "total": total, "group": item.group,
+                         "signals": signals})
+    rows.sort(key=lambda row: row["total"], reverse=True)
+    best = rows[:EXTREMES]
+    worst = rows[len(best):][::-1][:EXTREMES]  # never the same render twice
+    return [(heading, chosen) for heading, chosen in
+            (("Highest reward", best), ("Lowest reward", worst)) if chosen]

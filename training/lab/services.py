@@ -1,0 +1,165 @@
+"""Replays: create one (its renders and groups are chosen and frozen then),
+run it on a worker in batches, cancel it.
+
+A run is resumable and idempotent: items are scored in batches and each
+batch's values are saved before the next begins, so a redelivered task
+scores only what is left. Diagnostics are computed from the stored values
+at the end, for each rubric."""
+from __future__ import annotations
+
+import logging
+import time
+
+from django.db import transaction
+from django.utils import timezone
+
+from sketches.models import Render
+
+from ..diagnostics import rubric_diagnostics
+from ..judges import JudgeUnavailable, judge_backend
+from ..models import Judge, Replay, ReplayItem, Rubric
+from ..presets import LOCAL_JUDGE
+from ..rubrics import signal_specs
+from ..signals import SignalContext, rollout_from_render, signals_compute
+from .selection import ReplaySelection, renders_select
+
+logger = logging.getLogger(__name__)
+Status = Replay.Status
+
+# Renders scored together: one judge batch, one database write, one cancel check.
+BATCH = 64
+
+
+class ReplayError(ValueError):
+    """A replay that cannot be made as asked; the message says why."""
+
+
+def replay_create(*, rubric: Rubric, selection: ReplaySelection,
+                  compare_rubric: Rubric | None = None, snapshot=None,
+                  judge: Judge | None = None, scorer: Judge | None = None,
+                  name: str = "", created_by=None, queue: bool = True) -> Replay:
+    """A queued replay of `rubric` (and `compare_rubric`) on the renders
+    `selection` chooses; queued on the train queue after commit."""
+    rubrics = [rubric] + ([compare_rubric] if compare_rubric else [])
+    for each in rubrics:
+        signal_specs(each.signals)  # RubricError says what is wrong with it
+    chosen = renders_select(selection)
+    if not chosen:
+        raise ReplayError("no renders match the selection: widen the filter")
+    default_judge = Judge.objects.filter(name=LOCAL_JUDGE).first()
+    judge, scorer = judge or default_judge, scorer or default_judge
+    if judge is None or scorer is None:
+        raise ReplayError("choose a judge and a scorer (the local judge preset is missing)")
+    with transaction.atomic():
+        replay = Replay.objects.create(
+            name=name, rubric=rubric, compare_rubric=compare_rubric, snapshot=snapshot,
+            judge=judge, scorer=scorer, selection=selection.as_dict(),
+            group_by=selection.group_by, seed=selection.seed, created_by=created_by,
+            rubric_signals=[{"label": str(each), "rubric_id": each.pk,
+                             "signals": each.signals} for each in rubrics],
+            progress={"stage": "queued", "done": 0, "total": len(chosen)})
+        ReplayItem.objects.bulk_create(
+            ReplayItem(replay=replay, render_id=pk, group=label[:300]) for pk, label in chosen)
+        if queue:
+            from ..tasks import replay_task
+
+            transaction.on_commit(lambda: replay_task.delay(replay.pk))
+    return replay
+
+
+def replay_cancel(*, replay: Replay) -> str:
+    """Ask a replay to stop after its current batch; a queued one stops at once."""
+    if replay.is_finished:
+        return f"{replay} has already finished ({replay.status})."
+    Replay.objects.filter(pk=replay.pk).update(cancel_requested=True)
+    if Replay.objects.filter(pk=replay.pk, status=Status.QUEUED).update(
+            status=Status.CANCELLED, finished=timezone.now(),
+            progress={**replay.progress, "stage": "cancelled"}):
+        return f"{replay} cancelled before it started."
+    return f"{replay} will stop after its current batch."
+
+
+def replay_run(*, replay_id: int, on_progress=None) -> Replay:
+    """Score a queued (or interrupted) replay to the end; ends done, failed
+    or cancelled. `on_progress(dict)` sees each progress row."""
+    claimed = Replay.objects.filter(pk=replay_id, status__in=[Status.QUEUED, Status.RUNNING]) \
+        .update(status=Status.RUNNING, started=timezone.now(), error="")
+    replay = Replay.objects.get(pk=replay_id)
+    if not claimed:
+        return replay  # finished already, or cancelled while queued
+    try:
+        _score(replay, on_progress)
+    except Exception as exc:  # recorded on the replay; the worker lives on
+        logger.exception("replay %s failed", replay.pk)
+        Replay.objects.filter(pk=replay.pk).update(
+            status=Status.FAILED, finished=timezone.now(), error=f"{type(exc).__name__}: {exc}")
+    replay.refresh_from_db()
+    return replay
+
+
+def _score(replay: Replay, on_progress) -> None:
+    specs = [spec for rubric in replay.rubric_signals for spec in signal_specs(rubric["signals"])]
+    notices: list[str] = []
+    context = SignalContext(judge=_backend(replay.judge, notices),
+                            scorer=_backend(replay.scorer, notices),
+                            snapshot=replay.snapshot, seed=replay.seed, notices=notices)
+    total = replay.items.count()
+    pending = list(replay.items.filter(values={}).values_list("pk", flat=True))
+    done = total - len(pending)
+    started = time.monotonic()
+    for start in range(0, len(pending), BATCH):
+        if Replay.objects.filter(pk=replay.pk, cancel_requested=True).exists():
+            _finish(replay, Status.CANCELLED, notices,
+                    {"stage": "cancelled", "done": done, "total": total})
+            return
+        items = list(ReplayItem.objects.filter(pk__in=pending[start:start + BATCH])
+                     .select_related("render__sketch"))
+        scored = [item for item in items if item.render is not None]
+        rollouts = [rollout_from_render(item.render) for item in scored]
+        for item, values in zip(scored, signals_compute(specs, rollouts, context), strict=True):
+            item.values = values
+        for item in items:
+            if item.render is None:  # deleted since: nothing to score, nothing to show
+                item.values = {"deleted": True}
+        ReplayItem.objects.bulk_update(items, ["values"])
+        done += len(items)
+        progress = {"stage": "scoring", "done": done, "total": total,
+                    "elapsed_s": round(time.monotonic() - started, 1)}
+        Replay.objects.filter(pk=replay.pk).update(progress=progress, notices=notices)
+        if on_progress is not None:
+            on_progress(progress)
+    _finish(replay, Status.DONE, notices, {"stage": "done", "done": done, "total": total},
+            results=replay_results(replay))
+
+
+def _backend(judge: Judge, notices: list[str]):
+    try:
+        return judge_backend(judge)
+    except JudgeUnavailable as unavailable:
+        notices.append(f"judge {judge.name}: {unavailable}")
+        return None
+
+
+def replay_results(replay: Replay) -> dict:
+    """Diagnostics of each rubric on the replay's stored values."""
+    rows = [(item.values, item.group) for item in replay.items.only("values", "group")
+            if item.values and not item.values.get("deleted")]
+    values, groups = [v for v, _ in rows], [g for _, g in rows]
+    return {"rubrics": [{"label": rubric["label"],
+                         "diagnostics": rubric_diagnostics(signal_specs(rubric["signals"]),
+                                                           values, groups)}
+                        for rubric in replay.rubric_signals]}
+
+
+def _finish(replay: Replay, status: str, notices: list[str], progress: dict,
+            results: dict | None = None) -> None:
+    fields = {"status": status, "finished": timezone.now(), "notices": notices,
+              "progress": progress}
+    if results is not None:
+        fields["results"] = results
+    Replay.objects.filter(pk=replay.pk).update(**fields)
+
+
+def renders_of(replay: Replay):
+    """The renders a replay scored, for its gallery."""
+    return Render.objects.filter(pk__in=replay.items.values("render_id"))

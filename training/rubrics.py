@@ -1,0 +1,179 @@
+"""Rubrics as data: the signal kinds, their parameters, the two presets, and
+how signal values add up to a rollout's reward.
+
+Every signal gives a value from 0 to 1, or None when it could not be
+computed (the browser or the judge failed): None is "no opinion", never 0.
+A rollout's total is the weighted mean of the signals it has, so a judge
+outage neither zeroes a rollout nor hands it a free point; a rollout with no
+signal at all has no total (None).
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+GATE = "gate"
+COMPILE_GATE = "compile_gate"
+BRUSH_GATE = "brush_gate"
+LENGTH = "length"
+PREFERENCE = "preference"
+PAIRWISE = "pairwise"
+ABSOLUTE = "absolute"
+KINDS = (GATE, COMPILE_GATE, BRUSH_GATE, LENGTH, PREFERENCE, PAIRWISE, ABSOLUTE)
+
+# The questions an absolute judge answers, 0-10 (stored divided by 10).
+CRITERIA = {
+    "adherence": "How well does the painting show what the prompt asks for?",
+    "recognisability": "How easily can you tell what the painting depicts?",
+    "beauty": "How beautiful is the painting?",
+    "technique": "How skilful is the brushwork and use of the medium?",
+    "depth": "How much depth, layering and richness does the painting have?",
+    "overall": "How good is this painting overall, as a piece of watercolour art?",
+}
+
+# Defaults and the parameters each kind accepts.
+PARAMS = {
+    GATE: {},
+    COMPILE_GATE: {},
+    BRUSH_GATE: {},
+    LENGTH: {"mode": "bound", "min_tokens": 1, "max_tokens": 2000, "target_tokens": 3000},
+    PREFERENCE: {},
+    PAIRWISE: {"k": 2, "okay_share": 0.0},
+    ABSOLUTE: {"criterion": "overall"},
+}
+
+PRESETS = {
+    "v2": {
+        "description": "The article's second rubric: four signals, most weight on the pairwise "
+                       "judge against pool references.",
+        "signals": [
+            {"name": "gate", "kind": GATE, "weight": 0.05},
+            {"name": "length", "kind": LENGTH, "weight": 0.05,
+             "params": {"mode": "bound", "max_tokens": 2000}},
+            {"name": "preference", "kind": PREFERENCE, "weight": 0.30},
+            {"name": "pairwise", "kind": PAIRWISE, "weight": 0.60,
+             "params": {"k": 2, "okay_share": 0.0}},
+        ],
+    },
+    "v1": {
+        "description": "The article's first rubric: nine signals, a third of the weight on a "
+                       "length ramp and four absolute judges that measure one thing.",
+        "signals": [
+            {"name": "compiles", "kind": COMPILE_GATE, "weight": 0.05},
+            {"name": "uses brush", "kind": BRUSH_GATE, "weight": 0.05},
+            {"name": "length ramp", "kind": LENGTH, "weight": 0.33,
+             "params": {"mode": "ramp", "target_tokens": 3000}},
+            {"name": "preference", "kind": PREFERENCE, "weight": 0.10},
+            {"name": "adherence", "kind": ABSOLUTE, "weight": 0.07,
+             "params": {"criterion": "adherence"}},
+            {"name": "recognisability", "kind": ABSOLUTE, "weight": 0.10,
+             "params": {"criterion": "recognisability"}},
+            {"name": "beauty", "kind": ABSOLUTE, "weight": 0.10,
+             "params": {"criterion": "beauty"}},
+            {"name": "technique", "kind": ABSOLUTE, "weight": 0.10,
+             "params": {"criterion": "technique"}},
+            {"name": "depth", "kind": ABSOLUTE, "weight": 0.10,
+             "params": {"criterion": "depth"}},
+        ],
+    },
+}
+
+
+class RubricError(ValueError):
+    """A rubric's signal list is not valid; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class SignalSpec:
+    name: str
+    kind: str
+    weight: float
+    params: Mapping = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """Identifies the computation: two signals with the same kind and
+        parameters (in two rubrics compared side by side) are computed once."""
+        return f"{self.kind}:{json.dumps(dict(self.params), sort_keys=True)}"
+
+
+def signal_specs(data) -> list[SignalSpec]:
+    """Validated specs from a rubric's JSON list; parameters get their defaults."""
+    if not isinstance(data, list) or not data:
+        raise RubricError("signals must be a non-empty list of objects")
+    specs, names = [], set()
+    for index, item in enumerate(data, start=1):
+        where = f"signal {index}"
+        if not isinstance(item, dict):
+            raise RubricError(f"{where}: expected an object, got {type(item).__name__}")
+        unknown_fields = set(item) - {"name", "kind", "weight", "params"}
+        if unknown_fields:
+            raise RubricError(f"{where}: unknown field(s) {', '.join(sorted(unknown_fields))}")
+        kind = item.get("kind")
+        if kind not in KINDS:
+            raise RubricError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
+        name = str(item.get("name") or kind).strip()
+        if name in names:
+            raise RubricError(f"{where}: the name {name!r} is used twice")
+        names.add(name)
+        weight = item.get("weight")
+        if isinstance(weight, bool) or not isinstance(weight, int | float) \
+                or not math.isfinite(weight) or weight < 0:
+            raise RubricError(f"{where} ({name}): weight must be a number >= 0, got {weight!r}")
+        params = item.get("params") or {}
+        if not isinstance(params, dict):
+            raise RubricError(f"{where} ({name}): params must be an object")
+        specs.append(SignalSpec(name, kind, float(weight),
+                                _checked_params(kind, params, f"{where} ({name})")))
+    if sum(spec.weight for spec in specs) <= 0:
+        raise RubricError("the weights add up to 0: at least one signal needs weight")
+    return specs
+
+
+def _checked_params(kind: str, params: dict, where: str) -> dict:
+    defaults = PARAMS[kind]
+    unknown = set(params) - set(defaults)
+    if unknown:
+        accepted = ", ".join(defaults) or "none"
+        raise RubricError(f"{where}: unknown parameter(s) {', '.join(sorted(unknown))} "
+                          f"(accepted: {accepted})")
+    merged = {**defaults, **params}
+    if kind == LENGTH:
+        if merged["mode"] not in ("bound", "ramp"):
+            raise RubricError(f"{where}: mode must be 'bound' or 'ramp'")
+        for name in ("min_tokens", "max_tokens", "target_tokens"):
+            if not _whole(merged[name]) or merged[name] < 1:
+                raise RubricError(f"{where}: {name} must be a whole number >= 1")
+        if merged["min_tokens"] > merged["max_tokens"]:
+            raise RubricError(f"{where}: min_tokens exceeds max_tokens")
+        # Keep only what the mode uses, so equal computations share a key.
+        keep = ("min_tokens", "max_tokens") if merged["mode"] == "bound" else ("target_tokens",)
+        merged = {"mode": merged["mode"], **{name: merged[name] for name in keep}}
+    elif kind == PAIRWISE:
+        if not _whole(merged["k"]) or not 1 <= merged["k"] <= 16:
+            raise RubricError(f"{where}: k must be a whole number from 1 to 16")
+        share = merged["okay_share"]
+        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+            raise RubricError(f"{where}: okay_share must be from 0 to 1")
+        merged["okay_share"] = float(share)
+    elif kind == ABSOLUTE and merged["criterion"] not in CRITERIA:
+        raise RubricError(f"{where}: criterion must be one of {', '.join(CRITERIA)}")
+    return merged
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def rubric_total(values: Mapping[str, float | None], specs: Sequence[SignalSpec]) -> float | None:
+    """The weighted mean of the signals that have a value (module docstring)."""
+    weighted = weight = 0.0
+    for spec in specs:
+        value = values.get(spec.key)
+        if value is None or spec.weight == 0:
+            continue
+        weighted += spec.weight * value
+        weight += spec.weight
+    return weighted / weight if weight else None

@@ -1,0 +1,220 @@
+"""Signal values for a batch of rollouts: the rubric's kinds (training.rubrics)
+computed once per distinct computation, in batches, so a judge scores or
+compares a whole batch at once.
+
+Who is to blame decides between 0 and None. A sketch the gate rejected made
+no picture: it scores 0 on every picture signal (it loses every comparison).
+A render the browser could not produce ("unavailable") or a question the
+judge could not answer is None: no opinion, counted and shown, never 0.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from django.core.files.storage import default_storage
+
+from sketches import gate
+from sketches.rendering import OK, REJECTED, UNAVAILABLE
+
+from .judges import JudgeBackend, Picture
+from .rubrics import (
+    ABSOLUTE,
+    BRUSH_GATE,
+    COMPILE_GATE,
+    GATE,
+    LENGTH,
+    PAIRWISE,
+    PREFERENCE,
+    SignalSpec,
+)
+
+# What stops a sketch compiling and running, and what says it did not paint
+# with p5.brush (v1 checked these separately).
+COMPILE_FAILURES = frozenset({gate.NO_CODE, gate.TRUNCATED, gate.SYNTAX_ERROR, gate.NO_SETUP,
+                              gate.RUNTIME_ERROR, gate.TIMEOUT, gate.CRASHED})
+BRUSH_FAILURES = frozenset({gate.NO_BRUSH_PAINTING, gate.PLAIN_PRIMITIVES_ONLY,
+                            gate.UNKNOWN_BRUSH_METHOD, gate.NOT_WEBGL, gate.BLANK_CANVAS})
+
+# Rough code tokens where no tokenizer counted them: identifiers, numbers and
+# single punctuation marks, which tracks a BPE tokenizer on JavaScript within
+# about a quarter.
+TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d+(?:\.\d+)?|\S")
+
+
+def approx_tokens(code: str) -> int:
+    return len(TOKEN.findall(code))
+
+
+@dataclass
+class Rollout:
+    """What a signal needs to know about one rollout."""
+
+    key: str  # stable: seeds the draw of references
+    prompt: str
+    code: str
+    status: str  # sketches.rendering OK / REJECTED / UNAVAILABLE
+    violations: Sequence[str] = ()
+    picture: Picture | None = None
+    tokens: int | None = None  # the policy's own count, when there is one
+
+    @property
+    def token_count(self) -> int:
+        return self.tokens if self.tokens is not None else approx_tokens(self.code)
+
+
+def rollout_from_render(render) -> Rollout:
+    """A stored Render (status ok or rejected; anything else counts as unavailable)."""
+    status = {render.Status.OK: OK, render.Status.REJECTED: REJECTED}.get(render.status,
+                                                                          UNAVAILABLE)
+    picture = None
+    if status == OK and render.png:
+        picture = Picture(path=default_storage.path(render.png.name))
+    return Rollout(key=f"render:{render.pk}", prompt=render.sketch.prompt,
+                   code=render.sketch.code, status=status,
+                   violations=tuple(render.violations or ()), picture=picture)
+
+
+@dataclass
+class SignalContext:
+    """The judges and the pool a batch is scored against."""
+
+    judge: JudgeBackend | None  # pairwise and absolute questions
+    scorer: JudgeBackend | None  # the preference score
+    snapshot: object | None = None  # pool.models.PoolSnapshot, for pairwise
+    seed: int | str = 0
+    notices: list[str] = field(default_factory=list)
+    _reference_pictures: dict = field(default_factory=dict)
+
+    def notice(self, text: str) -> None:
+        if text not in self.notices:
+            self.notices.append(text)
+
+    def reference_picture(self, member) -> Picture:
+        if member.pk not in self._reference_pictures:
+            self._reference_pictures[member.pk] = Picture(path=default_storage.path(member.png))
+        return self._reference_pictures[member.pk]
+
+
+def signals_compute(specs: Sequence[SignalSpec], rollouts: Sequence[Rollout],
+                    context: SignalContext) -> list[dict[str, float | None]]:
+    """Each rollout's values, keyed by SignalSpec.key (specs that share a key
+    are computed once)."""
+    out: list[dict[str, float | None]] = [{} for _ in rollouts]
+    done = set()
+    for spec in specs:
+        if spec.key in done:
+            continue
+        done.add(spec.key)
+        values = COMPUTE[spec.kind](spec, rollouts, context)
+        for row, value in zip(out, values, strict=True):
+            row[spec.key] = None if value is None else float(min(1.0, max(0.0, value)))
+    for backend in (context.judge, context.scorer):
+        for text in getattr(backend, "notices", ()):
+            context.notice(text)
+    return out
+
+
+def _gate(failures: frozenset[str] | None) -> Callable:
+    def compute(spec, rollouts, context):
+        values = []
+        for rollout in rollouts:
+            if rollout.status == UNAVAILABLE:
+                values.append(None)
+            elif failures is None:
+                values.append(1.0 if rollout.status == OK else 0.0)
+            else:
+                values.append(0.0 if failures & set(rollout.violations) else 1.0)
+        return values
+    return compute
+
+
+def _length(spec, rollouts, context):
+    params = spec.params
+    values = []
+    for rollout in rollouts:
+        tokens = rollout.token_count
+        if params["mode"] == "bound":
+            values.append(1.0 if params["min_tokens"] <= tokens <= params["max_tokens"] else 0.0)
+        else:
+            values.append(min(tokens / params["target_tokens"], 1.0))
+    return values
+
+
+def _picture_signal(ask: Callable, backend_of: Callable) -> Callable:
+    """A signal that asks a judge about each rollout's own picture: 0 for a
+    rejected sketch, None for an unavailable render or a missing judge."""
+    def compute(spec, rollouts, context):
+        backend = backend_of(context)
+        values: list[float | None] = [0.0 if r.status == REJECTED else None for r in rollouts]
+        chosen = [i for i, r in enumerate(rollouts) if r.status == OK and r.picture is not None]
+        if backend is None:
+            if chosen:
+                context.notice(f"{spec.name}: no judge is available, so it is None")
+            return values
+        if chosen:
+            answers = ask(backend, spec, [rollouts[i] for i in chosen])
+            for i, value in zip(chosen, answers, strict=True):
+                values[i] = value
+        return values
+    return compute
+
+
+def _ask_preference(backend, spec, rollouts):
+    return backend.preference([r.picture for r in rollouts], [r.prompt for r in rollouts])
+
+
+def _ask_rate(backend, spec, rollouts):
+    return backend.rate([r.picture for r in rollouts], [r.prompt for r in rollouts],
+                        spec.params["criterion"])
+
+
+def _pairwise(spec, rollouts, context):
+    """Win fraction against k references drawn from the snapshot for the
+    rollout's prompt (seeded by the rollout's key); a comparison the judge
+    could not answer is left out of the fraction, and a rollout with none
+    answered is None."""
+    from pool.sampling import references_sample
+
+    values: list[float | None] = [0.0 if r.status == REJECTED else None for r in rollouts]
+    chosen = [i for i, r in enumerate(rollouts) if r.status == OK and r.picture is not None]
+    if not chosen:
+        return values
+    if context.snapshot is None:
+        context.notice(f"{spec.name}: no pool snapshot was chosen, so it is None")
+        return values
+    if context.judge is None:
+        context.notice(f"{spec.name}: no judge is available, so it is None")
+        return values
+    pairs, prompts, owners = [], [], []
+    for i in chosen:
+        rollout = rollouts[i]
+        references = references_sample(context.snapshot, prompt=rollout.prompt,
+                                       k=spec.params["k"], okay_share=spec.params["okay_share"],
+                                       seed=f"{context.seed}:{rollout.key}")
+        for member in references:
+            pairs.append((rollout.picture, context.reference_picture(member)))
+            prompts.append(rollout.prompt)
+            owners.append(i)
+    answers = context.judge.compare(pairs, prompts)
+    wins: dict[int, list[float]] = {}
+    for owner, answer in zip(owners, answers, strict=True):
+        if answer is not None:
+            wins.setdefault(owner, []).append(answer)
+    for i in chosen:
+        won = wins.get(i)
+        values[i] = sum(won) / len(won) if won else None
+    return values
+
+
+COMPUTE: dict[str, Callable] = {
+    GATE: _gate(None),
+    COMPILE_GATE: _gate(COMPILE_FAILURES),
+    # A sketch that never ran never painted with the brush either.
+    BRUSH_GATE: _gate(BRUSH_FAILURES | COMPILE_FAILURES),
+    LENGTH: _length,
+    PREFERENCE: _picture_signal(_ask_preference, lambda context: context.scorer),
+    ABSOLUTE: _picture_signal(_ask_rate, lambda context: context.judge),
+    PAIRWISE: _pairwise,
+}

@@ -1,0 +1,19 @@
+"""Celery tasks of the training app: thin, take ids, call a service. Routed
+to the `train` queue (settings.CELERY_TASK_ROUTES)."""
+from celery import shared_task
+
+
+@shared_task
+def replay_task(replay_id: int) -> str:
+    from training.lab.services import replay_run
+
+    return replay_run(replay_id=replay_id).status
+
+
+@shared_task
+def judge_agreement_task(judge_id: int) -> dict:
+    from training.lab.agreement import judge_agreement_measure
+    from training.models import Judge
+
+    judge = Judge.objects.get(pk=judge_id)
+    return judge_agreement_measure(judge=judge)

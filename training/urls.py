@@ -1,0 +1,11 @@
+from django.urls import path
+
+from .lab import views as lab
+
+app_name = "training"
+urlpatterns = [
+    path("lab/", lab.lab, name="lab"),
+    path("lab/replays/<int:pk>/", lab.replay_detail, name="replay"),
+    path("lab/replays/<int:pk>/cancel/", lab.replay_stop, name="replay_cancel"),
+    path("lab/judges/<int:pk>/agreement/", lab.judge_agreement, name="judge_agreement"),
+]
