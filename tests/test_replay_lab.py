@@ -57,6 +57,8 @@ class TestSelection:
         group_3 = renders_select(ReplaySelection(prompt_contains="group 3", limit=1000))
         assert len(group_3) == GROUP_SIZE
         assert renders_select(ReplaySelection(origin="rollout")) == []
+        picked = (world.renders[5].pk, world.renders[30].pk, world.rejected.pk)
+        assert {pk for pk, _ in renders_select(ReplaySelection(render_ids=picked))} == set(picked)
         assert len({label for _, label in renders_select(
             ReplaySelection(group_by="none", limit=1000))}) == 1
 
@@ -198,6 +200,45 @@ class TestPages:
                                      "group_by": "prompt", "per_group": 4, "seed": 0,
                                      "prompt_contains": "no such prompt"})
         assert response.status_code == 400 and b"no renders match" in response.content
+
+
+    def test_render_ids_take_ids_and_ranges(self, client, world):
+        from training.lab.forms import ReplayForm
+
+        v2, _ = presets()
+        base = {"rubric": v2.pk, "judge": 1, "scorer": 1, "group_by": "prompt",
+                "per_group": 4, "limit": 8, "seed": 0}
+        form = ReplayForm({**base, "render_ids": "7, 3-5,5"})
+        assert form.is_valid(), form.errors
+        assert form.selection().render_ids == (7, 3, 4, 5)
+        for bad in ("x", "5-3", "1-999999"):
+            form = ReplayForm({**base, "render_ids": bad})
+            assert not form.is_valid() and "render_ids" in form.errors
+
+
+@pytest.mark.django_db
+class TestRubricAdmin:
+    def test_edit_validate_and_save_as_a_new_version(self, client):
+        boss = curator_create("boss", staff=True)
+        boss.is_superuser = True
+        boss.save()
+        client.force_login(boss)
+        v2, _ = presets()
+        url = reverse("admin:training_rubric_change", args=[v2.pk])
+        assert client.get(url).status_code == 200
+        bad = client.post(url, {"name": "v2", "description": "",
+                                "signals": '[{"kind": "gate", "weight": -1}]'})
+        assert bad.status_code == 200 and b"weight must be a number" in bad.content
+        signals = '[{"kind": "gate", "weight": 0.5}, {"kind": "pairwise", "weight": 0.5}]'
+        saved = client.post(url, {"name": "v2", "description": "heavier gate",
+                                  "signals": signals, "_saveasnew": "Save as new"})
+        assert saved.status_code == 302
+        newer = Rubric.objects.get(name="v2", version=2)
+        assert not newer.preset and [s.weight for s in newer.specs()] == [0.5, 0.5]
+        v2.refresh_from_db()
+        assert v2.signals[0]["weight"] == 0.05  # the preset is left as it was
+        listing = client.get(reverse("admin:training_rubric_changelist"))
+        assert b"pairwise 0.6" in listing.content
 
 
 @pytest.mark.django_db

@@ -76,6 +76,14 @@ def rollout_from_render(render) -> Rollout:
                    violations=tuple(render.violations or ()), picture=picture)
 
 
+def rollout_from_outcome(*, key: str, prompt: str, text: str, outcome,
+                         tokens: int | None = None) -> Rollout:
+    """A rollout rendered just now (sketches.rendering.RenderOutcome), not stored."""
+    picture = Picture(data=outcome.png) if outcome.status == OK and outcome.png else None
+    return Rollout(key=key, prompt=prompt, code=text, status=outcome.status,
+                   violations=tuple(outcome.violations), picture=picture, tokens=tokens)
+
+
 @dataclass
 class SignalContext:
     """The judges and the pool a batch is scored against."""

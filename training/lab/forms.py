@@ -25,6 +25,9 @@ class ReplayForm(forms.Form):
     judge = forms.ModelChoiceField(Judge.objects.all(),
                                    help_text="Answers pairwise and absolute questions.")
     scorer = forms.ModelChoiceField(Judge.objects.all(), label="Preference scorer")
+    render_ids = forms.CharField(required=False, label="Render ids",
+                                 widget=forms.TextInput(attrs={"placeholder": "e.g. 12, 40-48"}),
+                                 help_text="A hand-picked set; empty for every render.")
     origin = forms.ChoiceField(choices=[("", "any origin"), *Sketch.Origin.choices],
                                required=False)
     prompt_contains = forms.CharField(max_length=200, required=False, label="Prompt contains")
@@ -48,6 +51,19 @@ class ReplayForm(forms.Form):
         self.fields["snapshot"].initial = PoolSnapshot.objects.order_by("-created").first()
         self.fields["judge"].initial = self.fields["scorer"].initial = local
 
+    def clean_render_ids(self) -> tuple[int, ...]:
+        """Ids and ranges ("12, 40-48"), at most MAX_RENDERS of them."""
+        ids: list[int] = []
+        for part in self.cleaned_data["render_ids"].replace(",", " ").split():
+            first, _, last = part.partition("-")
+            if not first.isdigit() or (last and not last.isdigit()):
+                raise forms.ValidationError(f"{part!r} is not a render id or a range like 40-48")
+            low, high = int(first), int(last or first)
+            if high < low or high - low >= MAX_RENDERS or len(ids) + high - low >= MAX_RENDERS:
+                raise forms.ValidationError(f"at most {MAX_RENDERS} renders")
+            ids.extend(range(low, high + 1))
+        return tuple(dict.fromkeys(ids))
+
     def clean(self):
         data = super().clean()
         if data.get("rubric") and data.get("rubric") == data.get("compare_rubric"):
@@ -56,7 +72,7 @@ class ReplayForm(forms.Form):
 
     def selection(self) -> ReplaySelection:
         data = self.cleaned_data
-        return ReplaySelection(origin=data["origin"], prompt_contains=data["prompt_contains"],
+        return ReplaySelection(render_ids=data["render_ids"], origin=data["origin"], prompt_contains=data["prompt_contains"],
                                graded_only=data["graded_only"],
                                include_rejected=data["include_rejected"],
                                group_by=data["group_by"], per_group=data["per_group"],

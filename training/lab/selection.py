@@ -16,6 +16,7 @@ from sketches.models import Render
 
 @dataclass(frozen=True)
 class ReplaySelection:
+    render_ids: tuple[int, ...] = ()  # a hand-picked set; empty for any
     origin: str = ""  # a Sketch.Origin value, or "" for any
     prompt_contains: str = ""
     graded_only: bool = False
@@ -33,6 +34,8 @@ def renders_select(selection: ReplaySelection) -> list[tuple[int, str]]:
     """(render id, group label) pairs, grouped (module docstring)."""
     statuses = [Render.Status.OK] + ([Render.Status.REJECTED] if selection.include_rejected else [])
     renders = Render.objects.filter(status__in=statuses).select_related("sketch")
+    if selection.render_ids:
+        renders = renders.filter(pk__in=selection.render_ids)
     if selection.origin:
         renders = renders.filter(sketch__origin=selection.origin)
     if selection.prompt_contains:
