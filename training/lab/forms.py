@@ -72,7 +72,8 @@ class ReplayForm(forms.Form):
 
     def selection(self) -> ReplaySelection:
         data = self.cleaned_data
-        return ReplaySelection(render_ids=data["render_ids"], origin=data["origin"], prompt_contains=data["prompt_contains"],
+        return ReplaySelection(render_ids=data["render_ids"], origin=data["origin"],
+                               prompt_contains=data["prompt_contains"],
                                graded_only=data["graded_only"],
                                include_rejected=data["include_rejected"],
                                group_by=data["group_by"], per_group=data["per_group"],
