@@ -94,6 +94,32 @@ class TestReplay:
         advantages = diagnostics_of(replay, 0)["advantages"]
         assert len(advantages["values"]) == replay.items.count()
 
+    def test_v1_with_a_vision_judge_answers_adherence_and_caches_its_verdicts(self, world):
+        from tests.fake_vision_server import FakeVisionServer
+        from training.models import JudgeVerdict
+
+        v2, v1 = presets()
+        with FakeVisionServer() as server:
+            vision = Judge.objects.create(name="vision", backend="openai", model="fake-vlm",
+                                          base_url=server.url, api_key_env="", timeout_s=5)
+            selection = ReplaySelection(limit=12, per_group=4, include_rejected=False)
+            replay = replay_run(replay_id=replay_create(
+                rubric=v1, compare_rubric=v2, snapshot=world.snapshot, judge=vision,
+                selection=selection, queue=False).pk)
+            asked = server.requests
+            again = replay_run(replay_id=replay_create(
+                rubric=v1, compare_rubric=v2, snapshot=world.snapshot, judge=vision,
+                selection=selection, queue=False).pk)
+            assert server.requests == asked  # every verdict came from the cache
+        assert replay.status == again.status == "done", replay.error
+        v1_signals = by_name(diagnostics_of(replay, 0))
+        assert v1_signals["adherence"]["missing"] == 0 and v1_signals["adherence"]["n"] == 12
+        # 12 renders x 5 criteria rated, and 12 x 2 references compared in both orders.
+        assert asked == 12 * 5 + 12 * 2 * 2
+        assert JudgeVerdict.objects.filter(judge_key__startswith="openai:").count() \
+            == 12 * 5 + 12 * 2
+        assert diagnostics_of(replay, 0)["signals"] == diagnostics_of(again, 0)["signals"]
+
     def test_without_a_snapshot_pairwise_is_none_and_the_notice_says_why(self, world):
         v2, _ = presets()
         replay = replay_run(replay_id=replay_create(
