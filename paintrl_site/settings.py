@@ -206,6 +206,12 @@ PAINTRL_POOL_DUPLICATE_DISTANCE = env_int("PAINTRL_POOL_DUPLICATE_DISTANCE", 8)
 # ... and colour layouts (4x4 grid, RMS of RGB distances) at most this far apart.
 PAINTRL_POOL_DUPLICATE_COLOUR_DISTANCE = env_float("PAINTRL_POOL_DUPLICATE_COLOUR_DISTANCE", 10.0)
 
+# --- Training -----------------------------------------------------------
+# The built-in policy (manage.py bootstrap_policy writes it; runs with no
+# base model load it).
+PAINTRL_POLICY_DIR = os.environ.get("PAINTRL_POLICY_DIR", str(BASE_DIR / "policies" / "builtin"))
+# Run folders (checkpoints) live under MEDIA_ROOT/runs/<id>/.
+
 # --- Judges (training/judges/ reads these) ------------------------------
 # An OpenAI-compatible vision chat endpoint (vLLM, a hosted API) for judges
 # with backend "openai": base URL (up to /v1), model name, and the key from

@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import Max
 
 from pool.models import PoolSnapshot
-from sketches.models import Render
+from sketches.models import Render, Sketch
 
 
 class Rubric(models.Model):
@@ -186,3 +186,196 @@ class ReplayItem(models.Model):
         ordering = ["pk"]
         constraints = [models.UniqueConstraint(fields=["replay", "render"],
                                                name="replay_item_unique")]
+
+
+class SystemPrompt(models.Model):
+    """The instructions a policy is given before each prompt; versioned like
+    rubrics, and copied into a run at launch."""
+
+    name = models.CharField(max_length=80)
+    version = models.PositiveIntegerField(blank=True)
+    text = models.TextField()
+    preset = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "-version"]
+        constraints = [models.UniqueConstraint(fields=["name", "version"],
+                                               name="system_prompt_name_version_unique")]
+
+    def save(self, *args, **kwargs):
+        if self.version is None:
+            latest = SystemPrompt.objects.filter(name=self.name).aggregate(v=Max("version"))["v"]
+            self.version = (latest or 0) + 1
+        super().save(*args, **kwargs)
+
+    def __str__(self) -> str:
+        return f"{self.name} (rev. {self.version})"
+
+
+class PromptSet(models.Model):
+    """The prompts a run trains on, one per GRPO group."""
+
+    name = models.CharField(max_length=120, unique=True)
+    prompts = models.JSONField(default=list, help_text="A list of prompt strings.")
+    description = models.TextField(blank=True)
+    preset = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def clean(self):
+        if not isinstance(self.prompts, list) or not self.prompts or not all(
+                isinstance(p, str) and p.strip() for p in self.prompts):
+            raise ValidationError({"prompts": "a non-empty list of non-empty strings"})
+
+    def __str__(self) -> str:
+        return f"{self.name} ({len(self.prompts)} prompts)"
+
+
+class TrainingRun(models.Model):
+    """A GRPO run: what it trains, against what, with which settings, and
+    where it has got to. Launched, cancelled, resumed and cloned from the
+    admin; run by training.runs on the train worker."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    class Schedule(models.TextChoices):
+        CONSTANT = "constant", "constant"
+        LINEAR = "linear", "linear decay"
+        COSINE = "cosine", "cosine"
+
+    class ScaleRewards(models.TextChoices):
+        GROUP = "group", "by the group's std (GRPO)"
+        BATCH = "batch", "by the batch's std"
+        NONE = "none", "not scaled (Dr. GRPO)"
+
+    class Device(models.TextChoices):
+        AUTO = "auto", "auto (GPU when there is one)"
+        CPU = "cpu", "CPU"
+        CUDA = "cuda", "CUDA GPU"
+
+    name = models.CharField(max_length=120)
+    base_model = models.CharField(
+        max_length=500, blank=True,
+        help_text="A local Hugging Face checkpoint folder; blank: the built-in tiny policy "
+                  "(manage.py bootstrap_policy).")
+    prompt_set = models.ForeignKey(PromptSet, on_delete=models.PROTECT, related_name="runs")
+    system_prompt = models.ForeignKey(SystemPrompt, on_delete=models.PROTECT,
+                                      related_name="runs")
+    rubric = models.ForeignKey(Rubric, on_delete=models.PROTECT, related_name="runs")
+    snapshot = models.ForeignKey(PoolSnapshot, null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="+", help_text="References for pairwise signals.")
+    judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="+",
+                              help_text="Answers pairwise and absolute questions.")
+    scorer = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="+",
+                               help_text="Gives the preference score.")
+    # GRPO settings
+    num_generations = models.PositiveSmallIntegerField(
+        default=8, help_text="Rollouts per prompt (a group).")
+    prompts_per_step = models.PositiveSmallIntegerField(
+        default=1, help_text="Groups per step: the batch is this times num_generations.")
+    max_steps = models.PositiveIntegerField(default=30)
+    learning_rate = models.FloatField(default=1e-5)
+    lr_schedule = models.CharField(max_length=10, choices=Schedule.choices,
+                                   default=Schedule.CONSTANT)
+    warmup_steps = models.PositiveIntegerField(default=0)
+    max_completion_length = models.PositiveIntegerField(default=512,
+                                                        help_text="In tokens.")
+    temperature = models.FloatField(default=1.0)
+    scale_rewards = models.CharField(max_length=10, choices=ScaleRewards.choices,
+                                     default=ScaleRewards.GROUP)
+    beta = models.FloatField(default=0.0, help_text="KL penalty; 0 loads no reference model.")
+    lora = models.BooleanField(default=False, help_text="Train LoRA adapters, not all weights.")
+    lora_rank = models.PositiveSmallIntegerField(default=16)
+    seed = models.IntegerField(default=0)
+    device = models.CharField(max_length=10, choices=Device.choices, default=Device.AUTO)
+    save_steps = models.PositiveIntegerField(default=5, help_text="Checkpoint every N steps.")
+    # State
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT,
+                              db_index=True)
+    cancel_requested = models.BooleanField(default=False)
+    progress = models.JSONField(default=dict, blank=True)
+    launched_config = models.JSONField(
+        default=dict, blank=True,
+        help_text="What the run used, copied at launch: rubric signals, system prompt text, "
+                  "prompts, policy path.")
+    checkpoint_step = models.PositiveIntegerField(
+        default=0, help_text="The last step with a saved checkpoint (0: none).")
+    heartbeat = models.DateTimeField(null=True, blank=True,
+                                     help_text="Last sign of life from the worker.")
+    worker = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
+                               related_name="clones", help_text="The run this was cloned from.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
+
+    def __str__(self) -> str:
+        return self.name or f"run {self.pk}"
+
+
+class TrainingStep(models.Model):
+    """What one GRPO step did, stored as it happens."""
+
+    run = models.ForeignKey(TrainingRun, on_delete=models.CASCADE, related_name="steps")
+    step = models.PositiveIntegerField()
+    reward_mean = models.FloatField(null=True)
+    reward_std = models.FloatField(null=True)
+    zero_spread_groups = models.FloatField(
+        null=True, help_text="Share of groups whose rollouts all got the same total.")
+    signals = models.JSONField(default=dict,
+                               help_text="Per signal name: mean, std, missing (None count).")
+    completion_tokens = models.JSONField(default=dict, help_text="mean, min, max.")
+    gate_pass = models.FloatField(null=True, help_text="Share of rollouts the gate passed.")
+    unknown_method_rate = models.FloatField(
+        null=True, help_text="Share of rollouts calling a brush method that does not exist.")
+    metrics = models.JSONField(default=dict, help_text="The trainer's log: loss, kl, entropy...")
+    times = models.JSONField(default=dict,
+                             help_text="Seconds: generate, render, judge, update, total.")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "step"]
+        constraints = [models.UniqueConstraint(fields=["run", "step"],
+                                               name="training_step_unique")]
+
+
+class Rollout(models.Model):
+    """One completion of one step: its sketch and render (which join the
+    grading queue as origin "rollout"), its signal values and reward."""
+
+    run = models.ForeignKey(TrainingRun, on_delete=models.CASCADE, related_name="rollouts")
+    step = models.PositiveIntegerField()
+    group = models.PositiveSmallIntegerField(help_text="Which prompt of the step.")
+    index = models.PositiveSmallIntegerField(help_text="Which generation of the group.")
+    prompt = models.TextField()
+    sketch = models.ForeignKey(Sketch, null=True, on_delete=models.SET_NULL, related_name="+")
+    render = models.ForeignKey(Render, null=True, on_delete=models.SET_NULL, related_name="+")
+    values = models.JSONField(default=dict, help_text="Signal values by signal key.")
+    total = models.FloatField(null=True)
+    advantage = models.FloatField(null=True)
+    tokens = models.PositiveIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "step", "group", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "step", "group", "index"],
+                                               name="rollout_unique")]

@@ -1,11 +1,40 @@
-"""Installs what a fresh database needs to score with no setup: the v1 and v2
-rubrics and the local judge. Run by a data migration, and safe to run again
-(existing rows are left as they are, edits included)."""
+"""Installs what a fresh database needs to score and train with no setup:
+the v1 and v2 rubrics, the local judge, the default system prompt and a
+prompt set. Run by data migrations, and safe to run again (existing rows are
+left as they are, edits included)."""
 from __future__ import annotations
 
 from .rubrics import PRESETS
 
 LOCAL_JUDGE = "local"
+SYSTEM_PROMPT_NAME = "allow-list"
+PROMPT_SET_NAME = "painter subjects"
+
+# The article's lesson: 400 lines of API docs made the model invent methods;
+# a short allow-list worked better. These are the methods the procedural
+# painter uses most, with their signatures in p5.brush 2.x.
+SYSTEM_PROMPT = (
+    "You paint watercolours in code. Reply with one complete p5.js sketch in a ```javascript\n"
+    "block. The sketch has a setup() that calls createCanvas(400, 400, WEBGL), paints the\n"
+    "background with background(), paints with p5.brush, and calls noLoop(). WEBGL\n"
+    "coordinates are centred: (0, 0) is the middle of the canvas.\n"
+    "Use only these p5.brush methods:\n"
+    "brush.set(type, colour, weight)  type: pen, rotring, 2B, HB, cpencil, charcoal, marker\n"
+    "brush.fill(colour, opacity), then brush.fillBleed(amount) and brush.fillTexture(a, b)\n"
+    "brush.noStroke() and brush.noFill()\n"
+    "brush.polygon(points)  points: [[x, y], ...]\n"
+    "brush.rect(x, y, w, h) and brush.circle(x, y, r)\n"
+    "brush.line(x1, y1, x2, y2)\n"
+    "brush.spline(points, curvature)\n"
+    "brush.hatch(distance, angle, options) and brush.noHatch()\n"
+)
+
+
+def prompts_default() -> list[str]:
+    """Two painter prompts per subject: the prompts the built-in policy knows."""
+    from sketches.painter import SUBJECTS, paint
+
+    return [paint(seed, subject=subject).prompt for subject in SUBJECTS for seed in (0, 1)]
 
 
 def presets_install(rubric_model, judge_model) -> None:
@@ -16,3 +45,12 @@ def presets_install(rubric_model, judge_model) -> None:
                       "preset": True})
     judge_model.objects.get_or_create(name=LOCAL_JUDGE, defaults={"backend": "local",
                                                                   "api_key_env": ""})
+
+
+def training_presets_install(system_prompt_model, prompt_set_model) -> None:
+    system_prompt_model.objects.get_or_create(
+        name=SYSTEM_PROMPT_NAME, version=1, defaults={"text": SYSTEM_PROMPT, "preset": True})
+    prompt_set_model.objects.get_or_create(
+        name=PROMPT_SET_NAME,
+        defaults={"prompts": prompts_default(), "preset": True,
+                  "description": "Two procedural-painter prompts for each of its 12 subjects."})

@@ -1,0 +1,34 @@
+"""The policy: a causal language model that writes sketches. The built-in
+one is built here from the procedural corpus (no hub downloads); any local
+Hugging Face checkpoint loads through the same `policy_load`."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+
+
+def builtin_policy_dir() -> Path:
+    """Where `manage.py bootstrap_policy` writes the built-in policy."""
+    return Path(settings.PAINTRL_POLICY_DIR)
+
+
+def policy_path(base_model: str) -> Path:
+    """The folder a run's `base_model` names: blank is the built-in policy."""
+    return Path(base_model) if base_model else builtin_policy_dir()
+
+
+def policy_load(path: str | Path, *, device: str = "cpu"):
+    """(model, tokenizer) from a local folder; never downloads."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = Path(path)
+    if not (path / "config.json").exists():
+        raise FileNotFoundError(
+            f"no policy at {path}: run `python manage.py bootstrap_policy` for the built-in one, "
+            "or give a local Hugging Face checkpoint folder")
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    dtype = torch.float32 if device == "cpu" else "auto"
+    model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=dtype)
+    return model.to(device), tokenizer
