@@ -47,6 +47,24 @@ class TestSelection:
         assert chosen == renders_select(ReplaySelection(per_group=3, limit=9, seed=1))
         assert chosen != renders_select(ReplaySelection(per_group=3, limit=9, seed=2))
 
+    def test_a_training_runs_rollouts_keep_their_groups(self, world):
+        from training.models import PromptSet, Rollout, SystemPrompt, TrainingRun
+
+        local = Judge.objects.get(name="local")
+        run = TrainingRun.objects.create(
+            name="run", prompt_set=PromptSet.objects.get(),
+            system_prompt=SystemPrompt.objects.get(), rubric=presets()[0], judge=local,
+            scorer=local)
+        for n, render in enumerate(world.renders[:8] + [world.rejected]):
+            Rollout.objects.create(run=run, step=1 + n // 4, group=(n // 2) % 2, index=n % 2,
+                                   prompt=render.sketch.prompt, sketch=render.sketch,
+                                   render=render)
+        chosen = renders_select(ReplaySelection(run_id=run.pk))
+        assert [label for _, label in chosen[:4]] == ["step 1, group 0"] * 2 + \
+            ["step 1, group 1"] * 2
+        assert len(chosen) == 9
+        assert len(renders_select(ReplaySelection(run_id=run.pk, include_rejected=False))) == 8
+
     def test_filters(self, world):
         everything = renders_select(ReplaySelection(limit=1000))
         ids = {pk for pk, _ in everything}

@@ -6,7 +6,7 @@ from django import forms
 from pool.models import PoolSnapshot
 from sketches.models import Sketch
 
-from ..models import Judge, Replay, Rubric
+from ..models import Judge, Replay, Rubric, TrainingRun
 from .selection import ReplaySelection
 
 MAX_RENDERS = 5000
@@ -25,6 +25,10 @@ class ReplayForm(forms.Form):
     judge = forms.ModelChoiceField(Judge.objects.all(),
                                    help_text="Answers pairwise and absolute questions.")
     scorer = forms.ModelChoiceField(Judge.objects.all(), label="Preference scorer")
+    run = forms.ModelChoiceField(TrainingRun.objects.all(), required=False,
+                                 label="A training run's rollouts",
+                                 help_text="Its rollouts in their GRPO groups (a step's prompt); "
+                                           "the filters below then do not apply.")
     render_ids = forms.CharField(required=False, label="Render ids",
                                  widget=forms.TextInput(attrs={"placeholder": "e.g. 12, 40-48"}),
                                  help_text="A hand-picked set; empty for every render.")
@@ -72,7 +76,9 @@ class ReplayForm(forms.Form):
 
     def selection(self) -> ReplaySelection:
         data = self.cleaned_data
-        return ReplaySelection(render_ids=data["render_ids"], origin=data["origin"],
+        run = data.get("run")
+        return ReplaySelection(run_id=run.pk if run else None,
+                               render_ids=data["render_ids"], origin=data["origin"],
                                prompt_contains=data["prompt_contains"],
                                graded_only=data["graded_only"],
                                include_rejected=data["include_rejected"],
