@@ -141,15 +141,16 @@ def histogram_svg(edges: Sequence[float], counts: Sequence[int], *, x_label: str
 
 
 def lines_svg(series: Mapping[str, Sequence[tuple[float, float | None]]], *, y_label: str,
-              x_label: str, title: str = "Lines") -> SafeString:
+              x_label: str, title: str = "Lines", whole_x: bool = False) -> SafeString:
     """One line per series (e.g. a signal's mean reward per step); a None breaks the line;
-    each line is labelled at its right end with its name and last value."""
+    each line is labelled at its right end with its name and last value. `whole_x`: the x
+    values count something (steps), so ticks fall on whole numbers."""
     points = {name: [(float(x), _finite(y)) for x, y in pts] for name, pts in series.items()}
     known = [(x, y) for pts in points.values() for x, y in pts if y is not None]
     if not known:
         return _no_data(title)
     xs, ys = [x for x, _ in known], [y for _, y in known]
-    x_ticks, y_ticks = _nice_ticks(min(xs), max(xs)), _nice_ticks(min(ys), max(ys))
+    x_ticks, y_ticks = _nice_ticks(min(xs), max(xs), whole=whole_x), _nice_ticks(min(ys), max(ys))
     left, top, plot_w, plot_h = 56, 14, 440, 220
     label_w = _label_width(points) + 6 * CHAR_W
     width, height = left + plot_w + label_w + 16, top + plot_h + 48
@@ -303,13 +304,16 @@ def _label_width(names) -> int:
     return min(max((len(str(name)) for name in names), default=0), LABEL_CHARS) * CHAR_W
 
 
-def _nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """Round tick values (1, 2 or 5 times a power of ten) that cover low..high."""
+def _nice_ticks(low: float, high: float, count: int = 5, whole: bool = False) -> list[float]:
+    """Round tick values (1, 2 or 5 times a power of ten) that cover low..high; `whole`:
+    steps of at least 1."""
     if high - low <= 1e-12:
         low, high = low - 0.5, high + 0.5
     raw = (high - low) / count
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    if whole:
+        step = max(1.0, round(step))
     first = math.floor(low / step + 1e-9)
     last = math.ceil(high / step - 1e-9)
     return [round(i * step, 12) for i in range(first, last + 1)]

@@ -20,25 +20,27 @@ def judges_with_agreement():
 
 def replay_columns(replay: Replay) -> list[dict]:
     """One column per rubric: findings in words, the signal table and charts."""
-    columns = []
-    for rubric in (replay.results or {}).get("rubrics", []):
-        d = rubric["diagnostics"]
-        names = [s["name"] for s in d["signals"]]
-        columns.append({
-            "label": rubric["label"],
-            "d": d,
-            "findings": findings(d),
-            "weights_chart": bars_svg(
-                names, {"nominal weight": [s["weight_share"] for s in d["signals"]],
-                        "effective share": [s["effective_share"] for s in d["signals"]]},
-                max_value=1.0, percent=True),
-            "correlation_chart": heatmap_svg(d["correlation"]["names"],
-                                             d["correlation"]["matrix"]),
-            "advantage_chart": histogram_svg(d["advantages"]["histogram"]["edges"],
-                                             d["advantages"]["histogram"]["counts"],
-                                             x_label="GRPO advantage"),
-        })
-    return columns
+    return [diagnostics_column(rubric["label"], rubric["diagnostics"])
+            for rubric in (replay.results or {}).get("rubrics", [])]
+
+
+def diagnostics_column(label: str, d: dict) -> dict:
+    """A diagnosis as templates/training/_diagnostics.html shows it: findings in
+    words, the signal table and three charts."""
+    names = [s["name"] for s in d["signals"]]
+    return {
+        "label": label,
+        "d": d,
+        "findings": findings(d),
+        "weights_chart": bars_svg(
+            names, {"nominal weight": [s["weight_share"] for s in d["signals"]],
+                    "effective share": [s["effective_share"] for s in d["signals"]]},
+            max_value=1.0, percent=True),
+        "correlation_chart": heatmap_svg(d["correlation"]["names"], d["correlation"]["matrix"]),
+        "advantage_chart": histogram_svg(d["advantages"]["histogram"]["edges"],
+                                         d["advantages"]["histogram"]["counts"],
+                                         x_label="GRPO advantage"),
+    }
 
 
 def findings(d: dict) -> list[str]:
