@@ -17,3 +17,12 @@ def judge_agreement_task(judge_id: int) -> dict:
 
     judge = Judge.objects.get(pk=judge_id)
     return judge_agreement_measure(judge=judge)
+
+
+@shared_task(bind=True)
+def run_task(self, run_id: int, resume: bool = False) -> str:
+    """Train a GRPO run (training.runs.services.run_execute): hours long,
+    acknowledged late, and harmless when redelivered."""
+    from training.runs.services import run_execute
+
+    return run_execute(run_id=run_id, resume=resume, worker=self.request.hostname).status

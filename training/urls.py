@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from .lab import views as lab
 
@@ -8,4 +8,5 @@ urlpatterns = [
     path("lab/replays/<int:pk>/", lab.replay_detail, name="replay"),
     path("lab/replays/<int:pk>/cancel/", lab.replay_stop, name="replay_cancel"),
     path("lab/judges/<int:pk>/agreement/", lab.judge_agreement, name="judge_agreement"),
+    path("runs/", include("training.runs.urls")),
 ]

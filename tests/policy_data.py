@@ -1,0 +1,38 @@
+"""A built policy for tests that need one: the `test` size, trained for a
+fixed handful of SFT steps on a small painter corpus (seconds, no renders).
+It writes sketch-shaped text, not sketches that pass the gate: tests that
+need gate passes must not rely on it.
+
+    from tests.policy_data import test_policy  # noqa: F401  (the fixture)
+
+    def test_something(test_policy):
+        model, tokenizer = policy_load(test_policy)
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from training.policy.build import policy_bootstrap
+from training.policy.sft import SftConfig
+
+# Measured here (2 shared cores, 2026): 200 sketches, a 1024-token vocabulary
+# and 40 steps of 8 build the policy in about 10 s, loss ~8 -> ~4.
+TEST_POLICY = {"count": 200, "vocab_size": 1024, "steps": 40, "batch_size": 8}
+
+
+def test_policy_build(out_dir: Path, *, seed: int = 0) -> dict:
+    """Build the test policy in `out_dir`; returns its paintrl_policy.json record."""
+    sft = SftConfig(max_steps=TEST_POLICY["steps"], batch_size=TEST_POLICY["batch_size"],
+                    learning_rate=3e-3, warmup_steps=5, threads=1, seed=seed)
+    return policy_bootstrap(out_dir, size="test", count=TEST_POLICY["count"], seed=seed,
+                            vocab_size=TEST_POLICY["vocab_size"], sft=sft, evaluate=0)
+
+
+@pytest.fixture(scope="session")
+def test_policy(tmp_path_factory) -> Path:
+    """The folder of a test-size policy, built once per test session."""
+    out = tmp_path_factory.mktemp("policy") / "test-policy"
+    test_policy_build(out)
+    return out

@@ -1,0 +1,381 @@
+"""The training-run pages and admin: staff only; a run's page shows progress
+with ETA, curves per step, the rubric's diagnostics on the run's own
+rollouts and a gallery per step with the best and worst of each group, and
+polls itself only while the run is live; the admin starts a new run from the
+presets, freezes a launched run's settings, and its actions and buttons call
+the run services (for staff allowed to change runs only).
+
+Runs, steps and rollouts are built as rows (with real renders and PNGs), the
+way the train worker stores them: these tests are about what the pages make
+of them, not about training."""
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.urls import reverse
+from django.utils import timezone
+
+from pool.models import PoolSnapshot
+from tests.rating_data import curator_create
+from tests.reward_data import media_settings, toy_render
+from training.diagnostics import grpo_advantages
+from training.models import (
+    Judge,
+    PromptSet,
+    Rollout,
+    Rubric,
+    SystemPrompt,
+    TrainingRun,
+    TrainingStep,
+)
+from training.rubrics import rubric_total
+
+RUNS = reverse("training:runs")
+GENERATIONS = 4
+GROUPS = 2
+STEPS = 2
+# Rubric v2's signals: gate and length the same for every rollout (dead), the
+# preference and pairwise judges varying, except in one flat group.
+PREFERENCE = (0.2, 0.5, 0.8, 0.4)
+PAIRWISE = (0.0, 0.5, 1.0, 0.5)
+
+
+def run_urls(run: TrainingRun) -> list[tuple[str, str]]:
+    return [("get", RUNS), ("get", reverse("training:run", args=[run.pk])),
+            ("post", reverse("training:run_cancel", args=[run.pk])),
+            ("post", reverse("training:run_resume", args=[run.pk]))]
+
+
+def run_create(*, status: str = "running", name: str = "hibiscus run", **fields) -> TrainingRun:
+    local = Judge.objects.get(name="local")
+    return TrainingRun.objects.create(
+        name=name, prompt_set=PromptSet.objects.get(name="painter subjects"),
+        system_prompt=SystemPrompt.objects.get(name="allow-list"),
+        rubric=Rubric.objects.get(name="v2"), judge=local, scorer=local, status=status,
+        num_generations=GENERATIONS, prompts_per_step=GROUPS, max_steps=4, **fields)
+
+
+def steps_create(run: TrainingRun) -> None:
+    """Two steps of two groups of four rollouts, each with its render, stored
+    as the worker stores them; in step 2 group 1 every rollout scores the same
+    and rollout 0 of step 2 group 0 calls a brush method that does not exist."""
+    specs = run.rubric.specs()
+    rng = random.Random(3)
+    for step in range(1, STEPS + 1):
+        rows = []
+        for group in range(GROUPS):
+            flat = step == 2 and group == 1
+            for index in range(GENERATIONS):
+                render = toy_render(grade="love", rng=rng, index=100 * step + 10 * group + index)
+                if step == 2 and group == 0 and index == 0:
+                    render.unknown_calls = ["splatter"]
+                    render.save()
+                values = dict(zip([s.key for s in specs],
+                                  (1.0, 1.0, 0.6 if flat else PREFERENCE[index],
+                                   0.5 if flat else PAIRWISE[index]), strict=True))
+                rows.append(Rollout(run=run, step=step, group=group, index=index,
+                                    prompt=f"a peach hibiscus, prompt {group}",
+                                    sketch=render.sketch, render=render, values=values,
+                                    total=rubric_total(values, specs), tokens=120 + index))
+        advantages = grpo_advantages([r.total for r in rows], [r.group for r in rows])
+        for rollout, advantage in zip(rows, advantages, strict=True):
+            rollout.advantage = advantage
+        Rollout.objects.bulk_create(rows)
+        totals = [r.total for r in rows]
+        TrainingStep.objects.create(
+            run=run, step=step, reward_mean=sum(totals) / len(totals), reward_std=0.1,
+            zero_spread_groups=0.5 if step == 2 else 0.0,
+            signals={s.name: {"mean": 0.5 + 0.1 * step, "std": 0.1, "missing": 0}
+                     for s in specs},
+            completion_tokens={"mean": 121.5, "min": 120, "max": 123}, gate_pass=1.0,
+            unknown_method_rate=0.125 if step == 2 else 0.0,
+            metrics={"loss": 0.01, "kl": 0.0, "entropy": 1.2},
+            times={"generate": 3.0, "render": 2.0, "judge": 1.0, "update": 0.5, "total": 6.5})
+
+
+@pytest.fixture
+def staff(client):
+    boss = curator_create("boss", staff=True)
+    boss.is_superuser = True
+    boss.save()
+    client.force_login(boss)
+    return client
+
+
+@pytest.fixture
+def trained(settings, tmp_path):
+    """A running run halfway through, with two steps stored and a fresh heartbeat."""
+    media_settings(settings, tmp_path)
+    run = run_create(progress={"step": 2, "max_steps": 4, "eta_s": 200, "last_step_s": 100},
+                     heartbeat=timezone.now(), worker="train@test", started=timezone.now(),
+                     checkpoint_step=2)
+    steps_create(run)
+    return run
+
+
+def page(client, run: TrainingRun, **params) -> str:
+    response = client.get(reverse("training:run", args=[run.pk]), params)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+@pytest.mark.django_db
+class TestAccess:
+    def test_anonymous_visitors_go_to_the_login_page(self, client):
+        run = run_create(status="draft")
+        for method, url in run_urls(run):
+            response = getattr(client, method)(url)
+            assert response.status_code == 302 and "/login/" in response["Location"], url
+
+    def test_curators_are_refused(self, client):
+        run = run_create(status="draft")
+        client.force_login(curator_create("alice"))
+        for method, url in run_urls(run):
+            assert getattr(client, method)(url).status_code == 403, url
+        admin_page = client.get(reverse("admin:training_trainingrun_changelist"))
+        assert admin_page.status_code == 302 and "/admin/login/" in admin_page["Location"]
+
+    def test_staff_without_the_change_permission_cannot_cancel_or_resume(self, client):
+        run = run_create(status="running")
+        client.force_login(curator_create("watcher", staff=True))
+        assert client.get(reverse("training:run", args=[run.pk])).status_code == 200
+        for name in ("training:run_cancel", "training:run_resume"):
+            assert client.post(reverse(name, args=[run.pk])).status_code == 403
+        run.refresh_from_db()
+        assert not run.cancel_requested
+
+    def test_the_nav_and_home_page_link_staff_to_the_runs(self, staff):
+        home = staff.get(reverse("home")).content.decode()
+        assert f'href="{RUNS}"' in home
+        assert reverse("admin:training_trainingrun_add") in home
+        assert "not built yet" not in home
+
+
+@pytest.mark.django_db
+class TestRunPage:
+    def test_progress_eta_and_the_settings(self, staff, trained):
+        text = page(staff, trained)
+        assert "step <strong>2</strong> of 4 (50%)" in text
+        assert "about <strong>3 min 20 s</strong> left" in text
+        assert "the last step took 1 min 40 s" in text
+        assert '<progress max="4" value="2">' in text
+        assert "4 generations × 2 prompt(s) per step" in text
+        assert "built-in tiny policy" in text and "allow-list (rev. 1)" in text
+        assert "Stalled" not in text
+
+    def test_charts_per_step_and_the_latest_steps_table(self, staff, trained):
+        text = page(staff, trained)
+        # Five curves per step, and the diagnostics' three charts.
+        assert text.count("<svg") == 8
+        for title in ("Reward per step", "Gate and unknown methods", "Completion tokens",
+                      "Step time split", "Trainer metrics"):
+            assert f'aria-label="{title}"' in text
+        assert "unknown methods 0.125" in text  # the curve's end label: step 2's rate
+        assert "<td>12%</td>" in text  # and in the table (12.5% rounded)
+
+    def test_diagnostics_of_the_rubric_on_the_runs_rollouts(self, staff, trained):
+        text = page(staff, trained)
+        assert "Diagnostics of the rubric on this run" in text
+        assert "<strong>16</strong> rollouts" in text and "<strong>4</strong> groups" in text
+        assert "gate is dead" in text and "length is dead" in text
+        assert "25% of groups have identical totals" in text
+
+    def test_the_gallery_shows_the_latest_step_best_and_worst_marked(self, staff, trained):
+        text = page(staff, trained)
+        assert "Rollouts of step 2" in text
+        assert text.count('class="run-mark run-mark-best"') == 1  # the flat group has none
+        assert text.count('class="run-mark run-mark-worst"') == 1
+        assert "Every rollout got the same total" in text
+        assert "<code>splatter</code>" in text
+        best = Rollout.objects.get(run=trained, step=2, group=0, index=2)  # pairwise 1.0
+        best_at = text.index(reverse("sketches:render_png", args=[best.render_id]))
+        assert "run-mark-best" in text[text.rindex("<figure", 0, best_at):best_at]
+        assert reverse("sketches:edit", args=[best.sketch_id]) in text
+
+    def test_the_step_selector_shows_an_earlier_step_and_keeps_it_while_polling(self, staff,
+                                                                                trained):
+        text = page(staff, trained, step=1)
+        assert "Rollouts of step 1" in text and '<option value="1" selected>' in text
+        assert f'hx-get="{reverse("training:run", args=[trained.pk])}?step=1"' in text
+        assert "Every rollout got the same total" not in text
+        assert "No rollouts stored for step 9" in page(staff, trained, step=9)
+
+    def test_polling_while_live_and_none_once_finished(self, staff, trained):
+        url = reverse("training:run", args=[trained.pk])
+        fragment = staff.get(url, headers={"HX-Request": "true"}).content.decode()
+        assert 'id="run-body"' in fragment
+        assert 'hx-trigger="every 3s"' in fragment and "<h1>" not in fragment
+        TrainingRun.objects.filter(pk=trained.pk).update(status="done",
+                                                         finished=timezone.now())
+        done = staff.get(url, headers={"HX-Request": "true"}).content.decode()
+        assert 'id="run-body"' in done and "hx-trigger" not in done
+        assert "(100%)" in done and "left</strong>" not in done
+
+    def test_a_stalled_run_offers_resume(self, staff, trained):
+        TrainingRun.objects.filter(pk=trained.pk).update(
+            heartbeat=timezone.now() - timedelta(days=1))
+        text = page(staff, trained)
+        assert "Stalled" in text
+        assert reverse("training:run_resume", args=[trained.pk]) in text
+        assert reverse("training:run_cancel", args=[trained.pk]) in text
+
+    def test_a_draft_has_no_curves_yet(self, staff):
+        run = run_create(status="draft")
+        text = page(staff, run)
+        assert "Not launched yet" in text and "<svg" not in text and "hx-trigger" in text
+
+    def test_the_runs_list(self, staff, trained):
+        text = staff.get(RUNS).content.decode()
+        assert reverse("training:run", args=[trained.pk]) in text
+        last = TrainingStep.objects.get(run=trained, step=2).reward_mean
+        assert f"{last:.3f}" in text and "2/4" in text
+        assert reverse("admin:training_trainingrun_add") in text
+
+
+@pytest.mark.django_db
+class TestRunAdmin:
+    def test_a_new_run_starts_from_the_presets(self, staff):
+        PoolSnapshot.objects.create(name="older", rule={}, counts={})
+        newest = PoolSnapshot.objects.create(name="newest", rule={}, counts={})
+        response = staff.get(reverse("admin:training_trainingrun_add"))
+        assert response.status_code == 200
+        initial = response.context["adminform"].form.initial
+        assert initial["rubric"] == Rubric.objects.get(name="v2", preset=True).pk
+        assert initial["system_prompt"] == SystemPrompt.objects.get(name="allow-list").pk
+        assert initial["prompt_set"] == PromptSet.objects.get(name="painter subjects").pk
+        local = Judge.objects.get(name="local").pk
+        assert initial["judge"] == initial["scorer"] == local
+        assert initial["snapshot"] == newest.pk
+
+    def test_settings_are_editable_in_a_draft_and_read_only_after_launch(self, staff):
+        draft = run_create(status="draft")
+        url = reverse("admin:training_trainingrun_change", args=[draft.pk])
+        page_ = staff.get(url)
+        assert "learning_rate" in page_.context["adminform"].form.fields
+        text = page_.content.decode()
+        assert reverse("admin:training_trainingrun_launch", args=[draft.pk]) in text
+        assert reverse("admin:training_trainingrun_cancel", args=[draft.pk]) not in text
+
+        running = run_create(status="running", name="live")
+        url = reverse("admin:training_trainingrun_change", args=[running.pk])
+        page_ = staff.get(url)
+        assert "learning_rate" not in page_.context["adminform"].form.fields
+        text = page_.content.decode()
+        assert "Launched runs are read-only" in text and 'name="_save"' not in text
+        assert reverse("admin:training_trainingrun_cancel", args=[running.pk]) in text
+        assert reverse("admin:training_trainingrun_clone", args=[running.pk]) in text
+        assert reverse("admin:training_trainingrun_launch", args=[running.pk]) not in text
+        refused = staff.post(url, {"name": "renamed", "learning_rate": 1.0})
+        assert refused.status_code == 403
+        delete = reverse("admin:training_trainingrun_delete", args=[running.pk])
+        assert staff.post(delete, {"post": "yes"}).status_code == 403  # cancel it first
+        running.refresh_from_db()
+        assert running.name == "live"
+
+    def test_the_list_shows_status_progress_and_last_reward(self, staff, trained):
+        text = staff.get(reverse("admin:training_trainingrun_changelist")).content.decode()
+        assert '<progress max="100" value="50"></progress> 50%' in text
+        last = TrainingStep.objects.get(run=trained, step=2).reward_mean
+        assert f"{last:.3f}" in text and "2/4" in text
+
+
+@pytest.mark.django_db
+class TestRunAdminActions:
+    """The actions and buttons call training.runs.services (the engine's contract)."""
+
+    def act(self, client, action: str, *runs: TrainingRun):
+        return client.post(reverse("admin:training_trainingrun_changelist"),
+                           {"action": action, "_selected_action": [r.pk for r in runs]},
+                           follow=True)
+
+    def test_clone_makes_a_draft_copy(self, staff):
+        run = run_create(status="done", learning_rate=3e-5)
+        response = staff.post(reverse("admin:training_trainingrun_clone", args=[run.pk]))
+        clone = TrainingRun.objects.exclude(pk=run.pk).get()
+        assert clone.parent == run and clone.status == "draft" and clone.learning_rate == 3e-5
+        assert response["Location"] == reverse("admin:training_trainingrun_change",
+                                               args=[clone.pk])
+        self.act(staff, "clone_selected", run)
+        assert TrainingRun.objects.filter(parent=run).count() == 2
+
+    def test_cancel_asks_a_running_run_to_stop(self, staff):
+        run = run_create(status="running")
+        response = self.act(staff, "cancel_selected", run)
+        run.refresh_from_db()
+        assert run.cancel_requested and response.status_code == 200
+
+    def test_launch_queues_a_draft_and_a_refusal_is_an_error_message(
+            self, staff, tmp_path, django_capture_on_commit_callbacks):
+        policy = tmp_path / "policy"
+        policy.mkdir()
+        (policy / "config.json").write_text("{}")  # launch checks the folder, not the model
+        snapshot = PoolSnapshot.objects.create(name="pool", rule={}, counts={})
+        draft = run_create(status="draft", base_model=str(policy), snapshot=snapshot)
+        with django_capture_on_commit_callbacks(execute=False):
+            response = staff.post(reverse("admin:training_trainingrun_launch", args=[draft.pk]))
+        draft.refresh_from_db()
+        assert draft.status == "queued", draft.error
+        assert response["Location"] == reverse("training:run", args=[draft.pk])
+        assert b"launched, queued on the train worker" in staff.get(response["Location"]).content
+        refused = self.act(staff, "launch_selected", draft)  # already launched
+        [message] = refused.context["messages"]
+        assert message.level_tag == "error" and "not a draft" in message.message
+        draft.refresh_from_db()
+        assert draft.status == "queued"
+
+    def test_resume_requeues_a_failed_run_and_refuses_a_finished_one(
+            self, staff, django_capture_on_commit_callbacks):
+        failed = run_create(status="failed", error="worker lost", checkpoint_step=0,
+                            launched_config={"rubric": {"signals": []}})
+        with django_capture_on_commit_callbacks(execute=False):
+            self.act(staff, "resume_selected", failed)
+        failed.refresh_from_db()
+        assert failed.status == "queued"
+        done = run_create(status="done", name="finished")
+        refused = self.act(staff, "resume_selected", done)
+        assert [m.level_tag for m in refused.context["messages"]] == ["error"]
+
+    def test_staff_without_the_change_permission_cannot_act(self, client):
+        watcher = curator_create("watcher", staff=True)
+        watcher.user_permissions.add(Permission.objects.get(codename="view_trainingrun"))
+        client.force_login(watcher)
+        draft = run_create(status="draft")
+        assert client.get(reverse("admin:training_trainingrun_changelist")).status_code == 200
+        for verb in ("launch", "cancel", "resume", "clone"):
+            url = reverse(f"admin:training_trainingrun_{verb}", args=[draft.pk])
+            assert client.post(url).status_code == 403, verb
+        self.act(client, "launch_selected", draft)
+        self.act(client, "clone_selected", draft)
+        draft.refresh_from_db()
+        assert draft.status == "draft" and TrainingRun.objects.count() == 1
+
+
+@pytest.mark.django_db
+class TestPromptAdmins:
+    def test_prompt_sets_are_edited_one_prompt_per_line(self, staff):
+        prompts = PromptSet.objects.get(name="painter subjects")
+        url = reverse("admin:training_promptset_change", args=[prompts.pk])
+        form = staff.get(url).context["adminform"].form
+        assert form["prompts"].value() == "\n".join(prompts.prompts)
+        response = staff.post(reverse("admin:training_promptset_add"), {
+            "name": "two flowers", "description": "",
+            "prompts": "a red poppy\n\n  a blue iris  \n"})
+        assert response.status_code == 302
+        assert PromptSet.objects.get(name="two flowers").prompts == ["a red poppy", "a blue iris"]
+        empty = staff.post(reverse("admin:training_promptset_add"),
+                           {"name": "nothing", "description": "", "prompts": "\n \n"})
+        assert empty.status_code == 200 and not PromptSet.objects.filter(name="nothing").exists()
+
+    def test_system_prompts_save_as_a_new_version(self, staff):
+        preset = SystemPrompt.objects.get(name="allow-list")
+        url = reverse("admin:training_systemprompt_change", args=[preset.pk])
+        response = staff.post(url, {"name": "allow-list", "text": "Use only brush.line.",
+                                    "_saveasnew": "Save as new"})
+        assert response.status_code == 302
+        edited = SystemPrompt.objects.get(name="allow-list", version=preset.version + 1)
+        assert edited.text == "Use only brush.line." and not edited.preset
+        preset.refresh_from_db()
+        assert preset.text != edited.text

@@ -1,0 +1,421 @@
+"""GRPO runs end to end: a real TRL run on a real Celery train worker stores
+each step (rewards, signals, metrics, the time split) and each rollout (a
+sketch of origin rollout, its render, its advantage); cancel stops at a step
+boundary with a checkpoint; a worker killed mid-run leaves a run that resumes
+from its checkpoint with every step stored exactly once; and the states
+around that (launch checks, redelivered messages, resume and cancel rules).
+
+The policy is tests/policy_data.py's: a "test"-size model after a few SFT
+steps, writing sketch-shaped text that the browser runs and the gate mostly
+rejects, which is all the pipeline needs. The rubric's length ramp gives
+rollouts of one prompt different totals."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import signal
+import time
+from datetime import timedelta
+
+import psutil
+import pytest
+from django.db.models import Count
+from django.utils import timezone
+
+from sketches.models import Render, Sketch
+from tests import policy_data
+from tests.conftest import read_sketch
+from tests.workers import run_worker, wait_for
+from training.models import (
+    Judge,
+    PromptSet,
+    Rollout,
+    Rubric,
+    SystemPrompt,
+    TrainingRun,
+    TrainingStep,
+)
+from training.presets import SYSTEM_PROMPT
+from training.runs import services
+from training.runs.conf import run_dir
+from training.runs.services import RunError
+
+Status = TrainingRun.Status
+# A gate, a length ramp (different lengths, different totals) and a preference
+# score that no judge can give here (no reward model: None with a notice).
+RUBRIC = [{"name": "gate", "kind": "gate", "weight": 0.3},
+          {"name": "length", "kind": "length", "weight": 0.4,
+           "params": {"mode": "ramp", "target_tokens": 64}},
+          {"name": "preference", "kind": "preference", "weight": 0.3}]
+TINY = {"num_generations": 2, "prompts_per_step": 1, "max_completion_length": 48,
+        "learning_rate": 1e-4, "save_steps": 100}
+# One browser: the machine's two cores are busy enough with the trainer.
+WORKER_ENV = {"PAINTRL_RENDER_BROWSERS": "1", "PAINTRL_RENDER_DEADLINE_S": "8"}
+
+
+@pytest.fixture(scope="module")
+def policy_dir(tmp_path_factory):
+    """The test-size policy of tests/policy_data.py: it writes sketch-shaped
+    text, so its rollouts go through the browser; few pass the gate."""
+    out = tmp_path_factory.mktemp("policy") / "test-policy"
+    policy_data.test_policy_build(out)
+    return out
+
+
+def make_run(policy, **settings) -> TrainingRun:
+    judge = Judge.objects.get_or_create(name="local (test)", defaults={"backend": "local"})[0]
+    return TrainingRun.objects.create(
+        name="tiny", base_model=str(policy),
+        prompt_set=PromptSet.objects.get_or_create(
+            name="three", defaults={"prompts": ["a red barn", "a blue lake", "a green hill"]})[0],
+        system_prompt=SystemPrompt.objects.create(name="allow-list (test)", text=SYSTEM_PROMPT),
+        rubric=Rubric.objects.create(name="ramp", signals=RUBRIC),
+        judge=judge, scorer=judge, **{**TINY, **settings})
+
+
+def fresh(run: TrainingRun) -> TrainingRun:
+    return TrainingRun.objects.get(pk=run.pk)
+
+
+def steps_of(run: TrainingRun) -> list[int]:
+    return list(TrainingStep.objects.filter(run=run).values_list("step", flat=True))
+
+
+def train_worker_start(tmp_path, settings):
+    """A train worker as tests/train_worker.py starts one, with WORKER_ENV;
+    returns the process and the generator that stops it."""
+    worker = run_worker("train", tmp_path, settings, env=WORKER_ENV)
+    return next(worker), worker
+
+
+def worker_stop(worker) -> None:
+    next(worker, None)
+
+
+def worker_kill(proc) -> None:
+    """SIGKILL, as a lost machine would: the worker and its browsers."""
+    children = psutil.Process(proc.pid).children(recursive=True)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    for child in children:
+        try:
+            os.kill(child.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.fixture
+def worker(transactional_db, tmp_path, settings):
+    proc, generator = train_worker_start(tmp_path, settings)
+    yield proc
+    worker_stop(generator)
+
+
+class TestOnTheTrainWorker:
+    def test_a_run_stores_every_step_and_rollout_and_a_redelivery_changes_nothing(
+            self, worker, policy_dir):
+        run = services.run_launch(run=make_run(policy_dir, max_steps=2))
+        wait_for(lambda: fresh(run).is_finished, timeout=240, worker=worker)
+        run = fresh(run)
+        assert run.status == Status.DONE, run.error
+        assert run.progress["step"] == 2 and run.progress["eta_s"] == 0
+        assert (run_dir(run.pk) / "final" / "config.json").is_file()
+        assert run.checkpoint_step == 2  # the trainer saves at the last step
+
+        steps = list(TrainingStep.objects.filter(run=run))
+        assert [s.step for s in steps] == [1, 2]
+        for step in steps:
+            assert set(step.times) >= {"generate", "render", "judge", "update", "total"}
+            assert step.times["generate"] > 0 and step.times["update"] > 0
+            assert abs(sum(v for k, v in step.times.items() if k != "total")
+                       - step.times["total"]) < 0.01
+            assert {"loss", "grad_norm", "learning_rate", "entropy"} <= set(step.metrics)
+            assert set(step.signals) == {"gate", "length", "preference"}
+            assert 1 <= step.completion_tokens["min"] <= step.completion_tokens["max"] <= 48
+            assert step.reward_mean is not None and 0 <= step.reward_mean <= 1
+            assert 0 <= step.gate_pass <= 1 and 0 <= step.unknown_method_rate <= 1
+
+        rollouts = list(Rollout.objects.filter(run=run).select_related("sketch", "render"))
+        assert [(r.step, r.group, r.index) for r in rollouts] == [
+            (1, 0, 0), (1, 0, 1), (2, 0, 0), (2, 0, 1)]
+        for rollout in rollouts:
+            assert rollout.sketch.origin == Sketch.Origin.ROLLOUT
+            assert rollout.sketch.meta == {"run": run.pk, "step": rollout.step,
+                                           "group": rollout.group, "index": rollout.index}
+            assert rollout.render.status in (Render.Status.OK, Render.Status.REJECTED)
+            assert rollout.total is not None and rollout.advantage is not None
+            assert 1 <= rollout.tokens <= 48
+        for step in steps:
+            of_step = [r for r in rollouts if r.step == step.step]
+            # Advantages are centred within the group; pictures nobody could judge are None.
+            assert abs(sum(r.advantage for r in of_step)) < 1e-6
+            painted = sum(r.render.status == Render.Status.OK for r in of_step)
+            assert step.signals["preference"]["missing"] == painted
+        notices = " ".join(run.progress["notices"])
+        assert "no active reward model" in notices
+
+        # A redelivered message for the finished run: claimed by no one, nothing changes.
+        from training.tasks import run_task
+
+        assert run_task.delay(run.pk).get(timeout=60) == Status.DONE
+        after = fresh(run)
+        assert after.finished == run.finished and after.worker == run.worker
+        assert steps_of(run) == [1, 2] and Rollout.objects.filter(run=run).count() == 4
+
+    def test_cancel_stops_at_a_step_boundary_and_keeps_a_checkpoint(self, worker, policy_dir):
+        run = services.run_launch(run=make_run(policy_dir, max_steps=40))
+        wait_for(lambda: len(steps_of(run)) >= 1, timeout=240, worker=worker)
+        assert "will stop at the end of step" in services.run_cancel(run=run)
+        wait_for(lambda: fresh(run).is_finished, timeout=120, worker=worker)
+        run = fresh(run)
+        assert run.status == Status.CANCELLED, run.error
+        done = steps_of(run)
+        assert done == list(range(1, len(done) + 1)) and len(done) < 40
+        assert run.checkpoint_step == done[-1]
+        assert (run_dir(run.pk) / f"checkpoint-{done[-1]}" / "trainer_state.json").is_file()
+        assert "already finished (cancelled)" in services.run_cancel(run=run)
+
+    def test_a_killed_worker_leaves_a_run_that_resumes_with_each_step_once(
+            self, transactional_db, tmp_path, settings, policy_dir):
+        proc, generator = train_worker_start(tmp_path, settings)
+        try:
+            run = services.run_launch(run=make_run(policy_dir, max_steps=8, save_steps=2))
+            wait_for(lambda: fresh(run).checkpoint_step >= 2, timeout=240, worker=proc)
+            worker_kill(proc)
+        finally:
+            worker_stop(generator)
+        killed = fresh(run)
+        assert killed.status == Status.RUNNING, "the run ended before the kill: lengthen it"
+        before = len(steps_of(run))
+
+        settings.PAINTRL_RUN_STALE_S = 1
+        time.sleep(1.2)
+        assert services.run_stalled(killed)
+        proc, generator = train_worker_start(tmp_path, settings)
+        try:
+            services.run_resume(run=killed)
+            wait_for(lambda: fresh(run).is_finished, timeout=240, worker=proc)
+        finally:
+            worker_stop(generator)
+        run = fresh(run)
+        assert run.status == Status.DONE, run.error
+        assert run.progress["resumed_from"] == killed.checkpoint_step
+        assert steps_of(run) == list(range(1, 9))
+        per_step = Rollout.objects.filter(run=run).values("step").annotate(n=Count("id"))
+        assert sorted((row["step"], row["n"]) for row in per_step) == [(s, 2) for s in
+                                                                       range(1, 9)]
+        # Rollouts discarded at the resume took their sketches with them.
+        assert Sketch.objects.filter(origin=Sketch.Origin.ROLLOUT).count() == 16
+        assert before >= killed.checkpoint_step
+        # Each step trained on the prompt the seeded order gives it, before and after the kill.
+        from training.runs.engine import prompt_rows
+
+        rows = prompt_rows(run.launched_config["prompts"], "", steps=8, per_step=1, seed=0)
+        prompts = dict(Rollout.objects.filter(run=run, index=0).values_list("step", "prompt"))
+        assert [prompts[step] for step in range(1, 9)] == [row["prompt_text"] for row in rows]
+
+
+@pytest.mark.django_db
+class TestLaunch:
+    def test_launch_names_every_problem(self, tmp_path):
+        run = make_run(tmp_path / "nowhere", num_generations=1, warmup_steps=99, max_steps=5)
+        run.rubric.signals = [{"kind": "pairwise", "weight": 1.0}]
+        run.rubric.save()
+        run.prompt_set.prompts = []
+        run.prompt_set.save()
+        with pytest.raises(RunError) as error:
+            services.run_launch(run=run)
+        message = str(error.value)
+        for expected in ("no policy at", "choose a pool snapshot", "non-empty prompts",
+                         "num_generations is 1", "warmup_steps (99) exceeds max_steps (5)"):
+            assert expected in message
+        assert fresh(run).status == Status.DRAFT
+
+    def test_a_bad_rubric_is_refused_with_its_reason(self, policy_dir):
+        run = make_run(policy_dir)
+        Rubric.objects.filter(pk=run.rubric_id).update(signals=[{"kind": "vibes", "weight": 1}])
+        run.refresh_from_db()
+        with pytest.raises(RunError, match="kind 'vibes' is not one of"):
+            services.run_launch(run=run)
+
+    def test_lora_launches_only_where_peft_is_installed(self, policy_dir):
+        run = make_run(policy_dir, lora=True)
+        if importlib.util.find_spec("peft") is None:
+            with pytest.raises(RunError, match="LoRA needs the peft package"):
+                services.run_launch(run=run)
+        else:
+            assert services.run_launch(run=run).launched_config["grpo"]["lora"] is True
+
+    def test_launch_freezes_the_config_and_queues_after_commit(
+            self, policy_dir, django_capture_on_commit_callbacks):
+        run = make_run(policy_dir)
+        with django_capture_on_commit_callbacks() as callbacks:
+            run = services.run_launch(run=run)
+        assert len(callbacks) == 1 and run.status == Status.QUEUED
+        config = run.launched_config
+        assert config["rubric"]["signals"] == RUBRIC
+        assert config["system_prompt"]["text"] == SYSTEM_PROMPT
+        assert config["prompts"] == ["a red barn", "a blue lake", "a green hill"]
+        assert config["policy_path"] == str(policy_dir)
+        assert config["grpo"]["num_generations"] == 2 and config["versions"]["trl"]
+        with pytest.raises(RunError, match="not a draft"):
+            services.run_launch(run=run)
+
+
+@pytest.mark.django_db
+class TestStates:
+    def test_a_redelivered_message_for_a_live_run_does_nothing(self, policy_dir):
+        run = make_run(policy_dir)
+        TrainingRun.objects.filter(pk=run.pk).update(
+            status=Status.RUNNING, worker="elsewhere", heartbeat=timezone.now(),
+            launched_config={"grpo": {}})
+        after = services.run_execute(run_id=run.pk)
+        assert after.status == Status.RUNNING and after.worker == "elsewhere"
+        with pytest.raises(RunError, match="is running"):
+            services.run_resume(run=after)
+
+    def test_a_queued_run_cancels_at_once_and_never_trains(self, policy_dir):
+        run = services.run_launch(run=make_run(policy_dir))
+        assert "before it started" in services.run_cancel(run=run)
+        after = services.run_execute(run_id=run.pk)
+        assert after.status == Status.CANCELLED and after.started is None
+
+    def test_a_stalled_run_can_be_cancelled_and_resumed(self, policy_dir, settings,
+                                                        django_capture_on_commit_callbacks):
+        settings.PAINTRL_RUN_STALE_S = 60
+        run = services.run_launch(run=make_run(policy_dir))
+        TrainingRun.objects.filter(pk=run.pk).update(
+            status=Status.RUNNING, worker="lost", checkpoint_step=3,
+            heartbeat=timezone.now() - timedelta(seconds=61))
+        assert "stopped answering" in services.run_cancel(run=run)
+        with django_capture_on_commit_callbacks() as callbacks:
+            resumed = services.run_resume(run=fresh(run))
+        assert resumed.status == Status.QUEUED and not resumed.cancel_requested
+        assert len(callbacks) == 1
+
+    def test_a_failure_is_recorded_on_the_run_which_may_be_resumed(
+            self, policy_dir, settings, tmp_path):
+        settings.MEDIA_ROOT = tmp_path
+        moved = tmp_path / "policy"
+        shutil.copytree(policy_dir, moved)
+        run = services.run_launch(run=make_run(moved))
+        shutil.rmtree(moved)  # gone by the time the worker loads it
+        after = services.run_execute(run_id=run.pk)  # returns: the worker lives on
+        assert after.status == Status.FAILED and after.finished is not None
+        assert after.error.startswith("FileNotFoundError: no policy at")
+        assert after.progress["stage"] == Status.FAILED
+        assert services.run_resume(run=after).status == Status.QUEUED
+
+    def test_a_draft_or_finished_run_is_not_resumed(self, policy_dir):
+        run = make_run(policy_dir)
+        with pytest.raises(RunError, match="never launched"):
+            services.run_resume(run=run)
+        TrainingRun.objects.filter(pk=run.pk).update(status=Status.DONE,
+                                                     launched_config={"grpo": {}})
+        with pytest.raises(RunError, match="is done"):
+            services.run_resume(run=fresh(run))
+
+    def test_a_clone_is_a_draft_with_the_same_settings(self, policy_dir):
+        run = services.run_launch(run=make_run(policy_dir, max_steps=7, seed=5))
+        clone = services.run_clone(run=run)
+        assert clone.status == Status.DRAFT and clone.parent == run
+        assert (clone.max_steps, clone.seed, clone.rubric, clone.base_model) == (
+            7, 5, run.rubric, run.base_model)
+        assert clone.launched_config == {} and clone.checkpoint_step == 0
+
+
+
+@pytest.mark.django_db
+class TestRewardFunction:
+    """The reward function on its own, with the real render pool."""
+
+    def test_a_picture_no_judge_can_score_gets_none_and_is_stored_with_its_png(
+            self, render_pool, settings, tmp_path, policy_dir):
+        from transformers import TrainerState
+
+        from training.policy.build import assistant_text
+        from training.rubrics import signal_specs
+        from training.runs.callbacks import Lease, StepBook
+        from training.runs.rewards import RubricReward, render_seed
+        from training.signals import SignalContext
+
+        settings.MEDIA_ROOT = tmp_path
+        run = make_run(policy_dir)
+        TrainingRun.objects.filter(pk=run.pk).update(status=Status.RUNNING, worker="here")
+        book = StepBook()
+        book.clock.start()
+        reward = RubricReward(
+            run_id=run.pk, specs=signal_specs([{"name": "preference", "kind": "preference",
+                                                "weight": 1.0}]),
+            context=SignalContext(judge=None, scorer=None), num_generations=2,
+            scale_rewards="group", seed=7, pool=render_pool, lease=Lease(run.pk, "here"),
+            book=book)
+        lines = assistant_text(read_sketch("good/lines.js"))
+        texts = [lines, "no sketch in this reply", lines, lines]
+        totals = reward(prompts=[[{"role": "user", "content": p}] for p in "aabb"],
+                        completions=[[{"role": "assistant", "content": t}] for t in texts],
+                        completion_ids=[[1] * 5] * 4, trainer_state=TrainerState(global_step=4),
+                        prompt_text=list("aabb"))
+        # The rejected reply loses (0); pictures no judge could score have no reward.
+        assert totals == [None, 0.0, None, None]
+        rollouts = list(Rollout.objects.filter(run=run).select_related("render"))
+        assert [(r.step, r.group, r.index) for r in rollouts] == [
+            (5, 0, 0), (5, 0, 1), (5, 1, 0), (5, 1, 1)]
+        assert [r.total for r in rollouts] == totals
+        assert [r.advantage for r in rollouts] == [None, 0.0, None, None]
+        assert [r.render.seed for r in rollouts] == [render_seed(7, 5, i) for i in range(4)]
+        assert [r.render.status for r in rollouts] == ["ok", "rejected", "ok", "ok"]
+        assert all(r.render.png for r in rollouts if r.render.status == "ok")
+        summary = book.summaries[5]
+        assert summary["reward_mean"] == 0.0 and summary["reward_std"] is None
+        assert summary["signals"]["preference"] == {"mean": 0.0, "std": None, "missing": 3}
+        assert summary["gate_pass"] == 0.75 and summary["zero_spread_groups"] == 1.0
+        assert book.clock.render > 0 and book.clock.reward_ended is not None
+        assert any("no judge is available" in text for text in book.notices)
+
+
+class TestStepSummary:
+    def test_a_batch_without_totals_has_no_reward_rather_than_zero(self):
+        from sketches.rendering import UNAVAILABLE, RenderOutcome
+        from training.rubrics import signal_specs
+        from training.runs.rewards import step_summary
+
+        specs = signal_specs([{"name": "gate", "kind": "gate", "weight": 1.0}])
+        summary = step_summary(specs, [RenderOutcome(UNAVAILABLE, [])] * 4,
+                               [{specs[0].key: None}] * 4, [None] * 4, [0, 0, 1, 1],
+                               [3, 4, 5, 6])
+        assert summary["reward_mean"] is None and summary["reward_std"] is None
+        assert summary["signals"]["gate"] == {"mean": None, "std": None, "missing": 4}
+        assert summary["gate_pass"] is None and summary["unknown_method_rate"] is None
+        assert summary["zero_spread_groups"] == 1.0
+        assert summary["completion_tokens"] == {"mean": 4.5, "min": 3, "max": 6}
+
+    def test_groups_with_one_total_or_equal_totals_count_as_zero_spread(self):
+        from training.runs.rewards import zero_spread_share
+
+        assert zero_spread_share([0.1, 0.5, 0.2, None, 0.3, 0.3], [0, 0, 1, 1, 2, 2]) == 2 / 3
+
+
+
+@pytest.mark.django_db(transaction=True)
+class TestLora:
+    def test_a_lora_run_with_a_kl_penalty_trains_resumes_and_leaves_a_plain_policy(
+            self, policy_dir, settings, tmp_path):
+        pytest.importorskip("peft", reason="LoRA needs peft (requirements: peft==0.21.2)")
+        from training.policy import policy_load
+
+        settings.MEDIA_ROOT = tmp_path
+        run = services.run_launch(run=make_run(policy_dir, max_steps=4, save_steps=2,
+                                               lora=True, lora_rank=4, beta=0.04))
+        run = services.run_execute(run_id=run.pk)  # in this process: no worker needed
+        assert run.status == Status.DONE, run.error
+        assert TrainingStep.objects.get(run=run, step=2).metrics["kl"] is not None
+        model, _ = policy_load(run.progress["final_policy"])
+        assert not hasattr(model, "peft_config") or not model.peft_config  # merged
+
+        TrainingRun.objects.filter(pk=run.pk).update(status=Status.FAILED, checkpoint_step=2)
+        services.run_resume(run=fresh(run))
+        run = services.run_execute(run_id=run.pk, resume=True)
+        assert run.status == Status.DONE and run.progress["resumed_from"] == 2
+        assert steps_of(run) == [1, 2, 3, 4] and Rollout.objects.filter(run=run).count() == 8

@@ -1,0 +1,161 @@
+"""What the trainer tells the run as it goes: a TrainingStep row per optimizer
+step, the run's progress and heartbeat, checkpoints saved, and the cancel
+flag obeyed at the step boundary.
+
+How a step's time is split (TrainingStep.times, seconds):
+- total: on_step_begin to on_step_end, one optimizer step;
+- generate: time inside GRPOTrainer._generate (tokenising prompts, sampling
+  completions, decoding), measured by engine.TimedGRPOTrainer;
+- render, judge, store: the reward function's three phases (rewards.py);
+- update: from the reward function's return to on_step_end: advantages, the
+  loss's forward and backward passes and the optimizer step;
+- other: total minus the rest (padding, the reference model's log-probs when
+  beta > 0, fetching the batch), so the parts always add up to total.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+from django.utils import timezone
+from transformers import TrainerCallback
+
+from ..models import TrainingRun, TrainingStep
+
+Status = TrainingRun.Status
+
+# Heartbeats between a step's phases are written at most this often; every
+# step end writes one whatever the interval.
+HEARTBEAT_EVERY_S = 10.0
+
+
+class RunSuperseded(RuntimeError):
+    """Another worker owns the run now (it was resumed or cancelled as
+    stalled while this one was slow): this worker stops and writes nothing."""
+
+
+@dataclass
+class Lease:
+    """This worker's claim on a run: every write goes through `beat`, which
+    only touches the run while this worker still owns it."""
+
+    run_id: int
+    token: str
+    _last: float = 0.0
+
+    def beat(self, *, force: bool = False, **fields) -> None:
+        now = time.monotonic()
+        if not force and not fields and now - self._last < HEARTBEAT_EVERY_S:
+            return
+        owned = TrainingRun.objects.filter(pk=self.run_id, status=Status.RUNNING,
+                                           worker=self.token) \
+            .update(heartbeat=timezone.now(), **fields)
+        if not owned:
+            raise RunSuperseded(f"run {self.run_id} is no longer held by {self.token}")
+        self._last = now
+
+    def cancel_requested(self) -> bool:
+        return TrainingRun.objects.filter(pk=self.run_id, cancel_requested=True).exists()
+
+
+@dataclass
+class StepClock:
+    """Seconds spent in each phase of the current step (module docstring)."""
+
+    started: float | None = None
+    generate: float = 0.0
+    render: float = 0.0
+    judge: float = 0.0
+    store: float = 0.0
+    reward_ended: float | None = None
+
+    def start(self) -> None:
+        self.started, self.reward_ended = time.perf_counter(), None
+        self.generate = self.render = self.judge = self.store = 0.0
+
+    def times(self, now: float) -> dict[str, float]:
+        total = now - (self.started if self.started is not None else now)
+        update = now - self.reward_ended if self.reward_ended is not None else 0.0
+        parts = {"generate": self.generate, "render": self.render, "judge": self.judge,
+                 "store": self.store, "update": update}
+        parts["other"] = max(0.0, total - sum(parts.values()))
+        return {key: round(value, 3) for key, value in {**parts, "total": total}.items()}
+
+
+@dataclass
+class StepBook:
+    """Shared by the reward function and the callback: the clock, each step's
+    reward summary (rewards.step_summary) until its row is written, and the
+    notices of the judges."""
+
+    clock: StepClock = field(default_factory=StepClock)
+    summaries: dict[int, dict] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
+
+
+class RunCallback(TrainerCallback):
+    """Records each step and obeys the cancel flag; see the module docstring."""
+
+    def __init__(self, *, lease: Lease, book: StepBook, max_steps: int,
+                 progress_extra: dict | None = None):
+        self.lease, self.book, self.max_steps = lease, book, max_steps
+        self.progress_extra = dict(progress_extra or {})  # kept in every progress row
+        self.cancelled = False
+        self._times: dict[int, dict] = {}
+        self._step_seconds: list[float] = []
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        self.lease.beat(force=True, progress=self._progress(state.global_step, stage="training"))
+
+    def on_step_begin(self, args, state, control, **kwargs):
+        self.book.clock.start()
+
+    def on_step_end(self, args, state, control, **kwargs):
+        times = self.book.clock.times(time.perf_counter())
+        self._times[state.global_step] = times
+        self._step_seconds.append(times["total"])
+        self.lease.beat(force=True)
+        if state.global_step < self.max_steps and self.lease.cancel_requested():
+            # Stop here, and keep this step's weights so a resume continues from it.
+            self.cancelled = True
+            control.should_save = True
+            control.should_training_stop = True
+        return control
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        logs = logs or {}
+        if "loss" not in logs:  # the end-of-training summary, not a step
+            return
+        step = state.global_step
+        summary = self.book.summaries.pop(step, {})
+        TrainingStep.objects.update_or_create(
+            run_id=self.lease.run_id, step=step,
+            defaults={**summary, "metrics": metrics_clean(logs),
+                      "times": self._times.pop(step, {})})
+        self.lease.beat(force=True, progress=self._progress(
+            step, stage="training", reward_mean=summary.get("reward_mean")))
+
+    def on_save(self, args, state, control, **kwargs):
+        self.lease.beat(force=True, checkpoint_step=state.global_step)
+
+    def _progress(self, step: int, *, stage: str, reward_mean: float | None = None) -> dict:
+        last = self._step_seconds[-1] if self._step_seconds else None
+        mean = sum(self._step_seconds) / len(self._step_seconds) if self._step_seconds else None
+        eta = round(mean * (self.max_steps - step), 1) if mean is not None else None
+        return {**self.progress_extra, "stage": stage, "step": step,
+                "max_steps": self.max_steps, "eta_s": eta,
+                "last_step_s": round(last, 2) if last is not None else None,
+                "reward_mean": reward_mean, "notices": list(self.book.notices)}
+
+
+def metrics_clean(logs: dict) -> dict[str, float | None]:
+    """The trainer's numbers, JSON-safe: NaN and infinities become None (TRL
+    logs NaN for a mean over no values, e.g. a step whose rewards were all None)."""
+    clean = {}
+    for key, value in logs.items():
+        if value is None:  # TRL's own "no value" (a mean over nothing)
+            clean[key] = None
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            clean[key] = float(value) if math.isfinite(value) else None
+    return clean

@@ -1,0 +1,222 @@
+"""Building the TRL GRPOTrainer for a run from its launched_config: the
+policy, the prompt dataset, the GRPOConfig and the reward function.
+
+One optimizer step is one generation batch: prompts_per_step groups of
+num_generations rollouts, generated once and trained on once
+(steps_per_generation=1, num_iterations=1, no gradient accumulation).
+Everything comes from launched_config, never from the run's live fields, so
+editing a run after launch cannot change what a resume trains.
+
+Resuming is transformers' `train(resume_from_checkpoint=...)`: weights (or
+the LoRA adapter), optimizer, scheduler and RNG states come back, and the
+batches already trained on are skipped, so with the dataset in a fixed order
+(prompt_rows, shuffle_dataset=False) step k trains on the same prompts
+whether or not the run was interrupted.
+"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from trl import GRPOConfig, GRPOTrainer
+
+from ..judges import JudgeUnavailable, judge_backend
+from ..models import Judge
+from ..rubrics import signal_specs
+from ..signals import SignalContext
+from . import conf
+from .callbacks import Lease, RunCallback, StepBook
+from .rewards import RubricReward
+
+# TrainingRun.lr_schedule -> transformers' scheduler names (constant gets a warmup
+# variant when warmup_steps is set; linear and cosine warm up by themselves).
+SCHEDULES = {"constant": "constant", "linear": "linear", "cosine": "cosine"}
+LORA_PACKAGE = "peft==0.21.2"
+
+
+class EngineError(RuntimeError):
+    """The run cannot be built on this worker; the message says why."""
+
+
+class TimedGRPOTrainer(GRPOTrainer):
+    """GRPOTrainer that adds the time spent generating to the step's clock
+    (callbacks.py explains the split). Nothing else is changed."""
+
+    step_book: StepBook | None = None
+
+    def _generate(self, prompts: list):
+        started = time.perf_counter()
+        try:
+            return super()._generate(prompts)
+        finally:
+            if self.step_book is not None:
+                self.step_book.clock.generate += time.perf_counter() - started
+
+
+@dataclass
+class Engine:
+    """A built trainer and the parts the run's service reads after training."""
+
+    trainer: TimedGRPOTrainer
+    callback: RunCallback
+    book: StepBook
+    output_dir: Path
+    device: str
+
+
+def device_choose(device: str) -> str:
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise EngineError("the run asks for a CUDA GPU and this worker has none "
+                          "(choose device auto or cpu, or run it on a GPU worker)")
+    return device
+
+
+def prompt_rows(prompts: list[str], system: str, *, steps: int, per_step: int,
+                seed: int) -> list[dict]:
+    """steps x per_step rows, in training order: the prompts shuffled by the
+    seed, reshuffled at each pass through the list. Step s (from 1) trains on
+    rows (s-1)*per_step onwards, so a resumed run sees the same prompts."""
+    rng = random.Random(seed)
+    order: list[int] = []
+    while len(order) < steps * per_step:
+        batch = list(range(len(prompts)))
+        rng.shuffle(batch)
+        order.extend(batch)
+    return [{"prompt": [{"role": "system", "content": system},
+                        {"role": "user", "content": prompts[i]}],
+             "prompt_text": prompts[i]} for i in order[:steps * per_step]]
+
+
+def grpo_args(grpo: dict, *, output_dir: Path, device: str) -> GRPOConfig:
+    """GRPOConfig from the run's frozen GRPO settings (launched_config["grpo"])."""
+    import torch
+
+    cpu = device == "cpu"
+    bf16 = not cpu and torch.cuda.is_bf16_supported()
+    schedule = SCHEDULES[grpo["lr_schedule"]]
+    if grpo["warmup_steps"] and schedule == "constant":
+        schedule = "constant_with_warmup"
+    return GRPOConfig(
+        output_dir=str(output_dir),
+        max_steps=grpo["max_steps"],
+        # One optimizer step = one generation batch of whole groups.
+        per_device_train_batch_size=grpo["prompts_per_step"] * grpo["num_generations"],
+        gradient_accumulation_steps=1,
+        steps_per_generation=1,
+        num_iterations=1,
+        num_generations=grpo["num_generations"],
+        shuffle_dataset=False,  # prompt_rows already ordered them by the run's seed
+        learning_rate=grpo["learning_rate"],
+        lr_scheduler_type=schedule,
+        warmup_steps=grpo["warmup_steps"],
+        max_completion_length=grpo["max_completion_length"],
+        temperature=grpo["temperature"],
+        scale_rewards=grpo["scale_rewards"],
+        beta=grpo["beta"],
+        seed=grpo["seed"],
+        save_strategy="steps",
+        save_steps=grpo["save_steps"],
+        save_total_limit=conf.keep_checkpoints(),
+        logging_steps=1,
+        report_to="none",
+        disable_tqdm=True,
+        dataloader_num_workers=0,
+        activation_checkpointing=False,  # gradient_checkpointing, renamed in transformers 5
+        use_cpu=cpu,
+        bf16=bf16,
+        fp16=False,
+    )
+
+
+def lora_config(grpo: dict):
+    try:
+        from peft import LoraConfig
+    except ImportError as missing:
+        raise EngineError(f"LoRA needs the peft package ({LORA_PACKAGE}); it is not installed "
+                          "on this worker: install it, or launch the run without LoRA") from missing
+    rank = grpo["lora_rank"]
+    return LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0,
+                      target_modules="all-linear", task_type="CAUSAL_LM")
+
+
+def signal_context(config: dict, snapshot, notices: list[str]) -> SignalContext:
+    """The judges a run scores with; a judge that cannot answer at all is None,
+    and its signals are None (with a notice), never 0."""
+    backends = {}
+    for role in ("judge", "scorer"):
+        judge = Judge.objects.get(pk=config[role]["id"])
+        try:
+            backends[role] = judge_backend(judge)
+        except JudgeUnavailable as unavailable:
+            notices.append(f"{role} {judge.name}: {unavailable}")
+            backends[role] = None
+    return SignalContext(judge=backends["judge"], scorer=backends["scorer"], snapshot=snapshot,
+                         seed=config["grpo"]["seed"], notices=notices)
+
+
+def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None) -> Engine:
+    """The trainer for `run` (already claimed by `lease`), rendering in `pool`;
+    `progress_extra` is kept in every progress row the run writes."""
+    import torch
+    from datasets import Dataset
+
+    from ..policy import policy_load
+
+    config = run.launched_config
+    grpo = config["grpo"]
+    device = device_choose(grpo["device"])
+    threads = conf.torch_threads()
+    if threads and device == "cpu":
+        torch.set_num_threads(threads)
+    output_dir = conf.run_dir(run.pk)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    model, tokenizer = policy_load(config["policy_path"], device=device)
+    book = StepBook(notices=[])
+    context = signal_context(config, run.snapshot, book.notices)
+    reward = RubricReward(
+        run_id=run.pk, specs=signal_specs(config["rubric"]["signals"]), context=context,
+        num_generations=grpo["num_generations"], scale_rewards=grpo["scale_rewards"],
+        seed=grpo["seed"], pool=pool, lease=lease, book=book)
+    callback = RunCallback(lease=lease, book=book, max_steps=grpo["max_steps"],
+                           progress_extra=progress_extra)
+    dataset = Dataset.from_list(prompt_rows(
+        config["prompts"], config["system_prompt"]["text"], steps=grpo["max_steps"],
+        per_step=grpo["prompts_per_step"], seed=grpo["seed"]))
+    trainer = TimedGRPOTrainer(
+        model=model, reward_funcs=reward, args=grpo_args(grpo, output_dir=output_dir,
+                                                          device=device),
+        train_dataset=dataset, processing_class=tokenizer, callbacks=[callback],
+        peft_config=lora_config(grpo) if grpo["lora"] else None)
+    trainer.step_book = book
+    return Engine(trainer=trainer, callback=callback, book=book, output_dir=output_dir,
+                  device=device)
+
+
+def final_policy_save(engine: Engine) -> Path:
+    """The trained policy as a plain checkpoint folder (LoRA merged into the
+    weights), so another run can name it as its base model."""
+    out = engine.output_dir / "final"
+    model = engine.trainer.accelerator.unwrap_model(engine.trainer.model)
+    if hasattr(model, "merge_and_unload"):  # a peft model
+        model = model.merge_and_unload()
+    model.save_pretrained(out)
+    engine.trainer.processing_class.save_pretrained(out)
+    return out
+
+
+def memory_release() -> None:
+    """Give a finished run's model, optimizer and caches back (a GPU worker
+    takes the next run in the same process)."""
+    import gc
+
+    import torch
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()

@@ -1,0 +1,191 @@
+"""The run's one reward function: a batch of completions rendered across the
+render pool, scored by the rubric, and stored (Sketch, Render and Rollout
+rows, so every rollout joins the grading queue as origin "rollout").
+
+TRL (1.16) hands the function the whole generation batch, the generations of
+one prompt contiguous (RepeatSampler yields each prompt num_generations times
+in a row), so rollout i belongs to group i // num_generations. A completion
+with no total (its render unavailable, or no signal answered) returns None:
+TRL turns None into NaN, leaves it out of its group's mean and std and gives
+it advantage 0. Nothing here turns None into 0.
+"""
+from __future__ import annotations
+
+import logging
+import statistics
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+from django.db import transaction
+
+from sketches import gate
+from sketches.code_text import extract_code
+from sketches.models import Render, Sketch
+from sketches.rendering import OK, UNAVAILABLE, RenderOutcome, render_text
+from sketches.services import render_store, sketch_create
+
+from ..diagnostics import SPREAD_EPS, grpo_advantages
+from ..models import Rollout
+from ..rubrics import SignalSpec, rubric_total
+from ..signals import SignalContext, rollout_from_outcome, signals_compute
+from .callbacks import Lease, StepBook
+
+logger = logging.getLogger(__name__)
+
+# Render seeds: the run's seed, then room for this many rollouts per step, so
+# a rollout's picture is reproducible from (seed, step, position) alone.
+SEEDS_PER_STEP = 10_000
+SEED_RANGE = 2**31  # Render.seed is a 32-bit integer on PostgreSQL
+
+
+def render_seed(run_seed: int, step: int, position: int) -> int:
+    return (run_seed + step * SEEDS_PER_STEP + position) % SEED_RANGE
+
+
+def completion_text(completion) -> str:
+    """The assistant's text: conversational completions are a list of messages."""
+    if isinstance(completion, list):
+        return completion[0]["content"] if completion else ""
+    return str(completion)
+
+
+class RubricReward:
+    """Called by TRL once per generation batch; returns one total or None per
+    completion, and leaves the step's summary in `book.summaries[step]`."""
+
+    __name__ = "rubric"  # TRL logs the function's rewards as rewards/rubric/...
+
+    def __init__(self, *, run_id: int, specs: Sequence[SignalSpec], context: SignalContext,
+                 num_generations: int, scale_rewards: str, seed: int, pool, lease: Lease,
+                 book: StepBook):
+        self.run_id, self.specs, self.context = run_id, list(specs), context
+        self.num_generations, self.scale_rewards, self.seed = num_generations, scale_rewards, seed
+        self.pool, self.lease, self.book = pool, lease, book
+
+    def __call__(self, prompts, completions, completion_ids, trainer_state=None,
+                 prompt_text=None, **kwargs) -> list[float | None]:
+        clock = self.book.clock
+        step = trainer_state.global_step + 1  # the step these completions train
+        texts = [completion_text(c) for c in completions]
+        subjects = list(prompt_text) if prompt_text is not None else [""] * len(texts)
+        groups = [i // self.num_generations for i in range(len(texts))]
+        _check_groups(subjects, groups)
+        tokens = [len(ids) for ids in completion_ids]
+        seeds = [render_seed(self.seed, step, i) for i in range(len(texts))]
+        self.lease.beat()
+
+        started = time.perf_counter()
+        outcomes = renders_run(self.pool, texts, seeds)
+        clock.render += time.perf_counter() - started
+        self.lease.beat()
+
+        started = time.perf_counter()
+        rollouts = [rollout_from_outcome(key=f"run:{self.run_id}:{step}:{i}", prompt=subject,
+                                         text=text, outcome=outcome, tokens=count)
+                    for i, (subject, text, outcome, count)
+                    in enumerate(zip(subjects, texts, outcomes, tokens, strict=True))]
+        values = signals_compute(self.specs, rollouts, self.context)
+        totals = [rubric_total(row, self.specs) for row in values]
+        for text in self.context.notices:
+            if text not in self.book.notices:
+                self.book.notices.append(text)
+        clock.judge += time.perf_counter() - started
+
+        started = time.perf_counter()
+        advantages = grpo_advantages(totals, groups, scale_rewards=self.scale_rewards)
+        rollouts_store(run_id=self.run_id, step=step, prompts=subjects, texts=texts,
+                       outcomes=outcomes, seeds=seeds, values=values, totals=totals,
+                       advantages=advantages, tokens=tokens, num_generations=self.num_generations)
+        self.book.summaries[step] = step_summary(self.specs, outcomes, values, totals, groups,
+                                                 tokens)
+        clock.store += time.perf_counter() - started
+        clock.reward_ended = time.perf_counter()
+        return totals
+
+
+def _check_groups(subjects: list[str], groups: list[int]) -> None:
+    """The contiguous-groups assumption (module docstring), checked on every batch:
+    were TRL ever to interleave generations, rewards would be grouped wrongly."""
+    first: dict[int, str] = {}
+    for subject, group in zip(subjects, groups, strict=True):
+        if first.setdefault(group, subject) != subject:
+            raise RuntimeError("the trainer did not keep each prompt's generations together: "
+                               f"group {group} holds {first[group]!r} and {subject!r}")
+
+
+def renders_run(pool, texts: Sequence[str], seeds: Sequence[int]) -> list[RenderOutcome]:
+    """Every text rendered, in order; one waiting thread per browser keeps
+    each browser busy (SwiftShader serialises inside one)."""
+    with ThreadPoolExecutor(max_workers=pool.config.browsers) as executor:
+        return list(executor.map(render_text, [pool] * len(texts), texts, seeds))
+
+
+def rollouts_store(*, run_id: int, step: int, prompts, texts, outcomes, seeds, values, totals,
+                   advantages, tokens, num_generations: int) -> list[Rollout]:
+    """A Sketch (origin rollout), its Render (stored by sketches.services.render_store,
+    like every render) and a Rollout row per completion, in one transaction."""
+    rows = []
+    with transaction.atomic():
+        for i, text in enumerate(texts):
+            group, index = divmod(i, num_generations)
+            sketch = sketch_create(
+                code=extract_code(text) or text, prompt=prompts[i], origin=Sketch.Origin.ROLLOUT,
+                meta={"run": run_id, "step": step, "group": group, "index": index})
+            render = render_store(render=Render.objects.create(sketch=sketch, seed=seeds[i]),
+                                  outcome=outcomes[i])
+            rows.append(Rollout(run_id=run_id, step=step, group=group, index=index,
+                                prompt=prompts[i], sketch=sketch, render=render,
+                                values=values[i], total=totals[i], advantage=advantages[i],
+                                tokens=tokens[i]))
+        return Rollout.objects.bulk_create(rows)
+
+
+def step_summary(specs: Sequence[SignalSpec], outcomes: Sequence[RenderOutcome],
+                 values: Sequence[dict], totals: Sequence[float | None], groups: Sequence[int],
+                 tokens: Sequence[int]) -> dict:
+    """TrainingStep fields from one batch. Shares of the gate and of unknown
+    methods count rollouts the browser could judge (not unavailable ones)."""
+    present = [t for t in totals if t is not None]
+    signals = {}
+    for spec in specs:
+        column = [row.get(spec.key) for row in values]
+        signals[spec.name] = {**_mean_std([v for v in column if v is not None]),
+                              "missing": sum(v is None for v in column)}
+    judged = [o for o in outcomes if o.status != UNAVAILABLE]
+    return {
+        **{f"reward_{key}": value for key, value in _mean_std(present).items()},
+        "zero_spread_groups": zero_spread_share(totals, groups),
+        "signals": signals,
+        "completion_tokens": {"mean": statistics.fmean(tokens), "min": min(tokens),
+                              "max": max(tokens)} if tokens else {},
+        "gate_pass": _share(judged, lambda o: o.status == OK),
+        "unknown_method_rate": _share(judged, _unknown_method),
+    }
+
+
+def zero_spread_share(totals: Sequence[float | None], groups: Sequence[int]) -> float | None:
+    """Share of groups that teach nothing: fewer than two totals, or all equal."""
+    members: dict[int, list[float]] = {}
+    for total, group in zip(totals, groups, strict=True):
+        members.setdefault(group, [])
+        if total is not None:
+            members[group].append(total)
+    if not members:
+        return None
+    flat = sum(len(v) < 2 or max(v) - min(v) <= SPREAD_EPS for v in members.values())
+    return flat / len(members)
+
+
+def _unknown_method(outcome: RenderOutcome) -> bool:
+    return bool(outcome.unknown_calls) or gate.UNKNOWN_BRUSH_METHOD in outcome.violations
+
+
+def _share(items: list, predicate) -> float | None:
+    return sum(map(predicate, items)) / len(items) if items else None
+
+
+def _mean_std(values: list[float]) -> dict[str, float | None]:
+    """Mean, and the sample standard deviation (n - 1, as TRL logs reward_std)."""
+    return {"mean": statistics.fmean(values) if values else None,
+            "std": statistics.stdev(values) if len(values) > 1 else None}

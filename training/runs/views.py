@@ -1,0 +1,78 @@
+"""The training-run pages (staff only): the recent runs, and one run's page
+(progress, curves, diagnostics, rollouts per step), which polls itself while
+the run is live. Cancel and resume from the page need the permission to
+change runs, as in the admin. The run services are imported when called:
+they load the trainer's world, which the pages do not need."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from sketches.access import staff_required
+
+from ..models import TrainingRun
+from . import selectors
+
+CHANGE_PERMISSION = "training.change_trainingrun"
+
+
+@require_GET
+@staff_required
+def runs(request):
+    return render(request, "training/runs.html", {"runs": selectors.runs_recent()})
+
+
+@require_GET
+@staff_required
+def run_detail(request, pk: int):
+    from .services import run_stalled
+
+    run = get_object_or_404(TrainingRun.objects.select_related(
+        "rubric", "prompt_set", "system_prompt", "snapshot", "judge", "scorer", "parent",
+        "created_by"), pk=pk)
+    context = {"run": run, "stalled": run_stalled(run),
+               "can_change": request.user.has_perm(CHANGE_PERMISSION),
+               **selectors.run_page(run, step=request.GET.get("step"))}
+    if request.htmx:
+        return render(request, "training/run.html#run-body", context)
+    context.update(policy=selectors.run_policy(run),
+                   settings_summary=selectors.run_settings_summary(run),
+                   system_prompt_text=selectors.run_system_prompt_text(run))
+    return render(request, "training/run.html", context)
+
+
+@require_POST
+@staff_required
+def run_stop(request, pk: int):
+    from .services import RunError, run_cancel
+
+    run = _changeable_run(request, pk)
+    try:
+        messages.info(request, run_cancel(run=run))
+    except RunError as error:
+        messages.error(request, str(error))
+    return redirect("training:run", pk)
+
+
+@require_POST
+@staff_required
+def run_restart(request, pk: int):
+    from .services import RunError, run_resume
+
+    run = _changeable_run(request, pk)
+    try:
+        run = run_resume(run=run)
+    except RunError as error:
+        messages.error(request, str(error))
+    else:
+        messages.info(request, f"Resuming {run} from checkpoint step {run.checkpoint_step} "
+                               "on the train worker.")
+    return redirect("training:run", pk)
+
+
+def _changeable_run(request, pk: int) -> TrainingRun:
+    if not request.user.has_perm(CHANGE_PERMISSION):
+        raise PermissionDenied("cancelling or resuming a run needs the permission to change runs")
+    return get_object_or_404(TrainingRun, pk=pk)
