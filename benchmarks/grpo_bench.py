@@ -1,0 +1,223 @@
+"""GRPO proof of learning: does the built-in tiny policy's reward rise when it
+trains against rubric v2 with the local judge, on the CPU?
+
+One TrainingRun (rubric v2, the local reward-model judge and scorer, the
+newest pool snapshot, the "painter subjects" prompts, the built-in policy)
+is launched with the same service the admin's Launch action calls
+(training.runs.services.run_launch) and trained in this process by the same
+task the train worker runs (Celery in eager mode). It prints, per step:
+reward mean and spread, the share of groups with zero spread, gate pass and
+unknown-method rates, completion tokens, and the step time split (generate /
+render / judge / update); then the first-third against last-third mean
+reward and the least-squares slope of the reward over steps with its t
+statistic, as peers report. It asserts nothing.
+
+The run needs an active reward model and a pool snapshot. With
+`--database URL` it uses a database that has them (the demo's, after
+grading, training a reward model and freezing a snapshot). Without, it
+builds a throwaway one first: `--world N` painter sketches rendered, graded
+by the simulated curator, a reward model trained on those grades and a
+snapshot frozen (minutes: the renders dominate).
+
+    .venv/bin/python benchmarks/grpo_bench.py [--database URL --media DIR]
+        [--world 160] [--steps 36] [--generations 8] [--prompts-per-step 2]
+        [--lr 5e-5] [--policy DIR] [--seed 0]
+
+Queue messages the setup sends (render jobs) go to Redis database 14, which
+is flushed at the end, so a running demo's workers never see them.
+"""
+# ruff: noqa: E402  (Django is set up before the project's imports)
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+BENCH_REDIS = "redis://127.0.0.1:6379/14"
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", help="a database URL with a reward model and snapshot")
+    parser.add_argument("--media", help="its MEDIA_ROOT (with --database)")
+    parser.add_argument("--world", type=int, default=160,
+                        help="painter sketches to render for a throwaway world (default 160)")
+    parser.add_argument("--steps", type=int, default=36)
+    parser.add_argument("--generations", type=int, default=8)
+    parser.add_argument("--prompts-per-step", type=int, default=2)
+    parser.add_argument("--lr", type=float, default=5e-5)
+    parser.add_argument("--max-tokens", type=int, default=512)
+    parser.add_argument("--policy", help="policy folder (default: the built-in policy)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--name", default="grpo_bench")
+    return parser.parse_args()
+
+
+def environment(args: argparse.Namespace) -> tempfile.TemporaryDirectory | None:
+    """Point Django at the chosen or a throwaway database, before setup."""
+    scratch = None
+    if args.database:
+        os.environ["DATABASE_URL"] = args.database
+        if args.media:
+            os.environ["PAINTRL_MEDIA_ROOT"] = args.media
+    else:
+        scratch = tempfile.TemporaryDirectory(prefix="paintrl-grpo-bench-")
+        os.environ["DATABASE_URL"] = f"sqlite:///{scratch.name}/bench.sqlite3"
+        os.environ["PAINTRL_MEDIA_ROOT"] = f"{scratch.name}/media"
+    os.environ["REDIS_URL"] = BENCH_REDIS
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paintrl_site.settings")
+    return scratch
+
+
+def world_build(count: int) -> None:
+    """Render `count` painter sketches, grade them as the simulated curator,
+    train and activate a reward model, freeze a snapshot."""
+    from pool.reward.services import reward_model_activate, reward_model_create, reward_model_train
+    from pool.reward.simulated import grades_simulate
+    from pool.services import snapshot_freeze
+    from sketches import selectors, services
+    from sketches.corpus import corpus_seed
+
+    started = time.monotonic()
+    corpus_seed(count=count, seed=100_000, size=256)
+    ids = selectors.renders_pending_ids(None)
+    services.renders_execute_bulk(render_ids=ids)
+    grades_simulate(seed=0)
+    job = reward_model_create(config={"sources": "simulated"}, queue=False)
+    job = reward_model_train(reward_model_id=job.pk)
+    if job.status != "done":
+        raise SystemExit(f"the reward model did not train: {job.error}")
+    reward_model_activate(reward_model=job, score=False)
+    snapshot = snapshot_freeze(name=f"grpo-bench-{int(time.time())}")
+    print(f"world: {len(ids)} renders, reward model v{job.version} (held-out pairwise accuracy "
+          f"{job.metrics['heldout_pairwise_accuracy']:.3f}, simulated grades), snapshot "
+          f"{snapshot.name!r} with {snapshot.counts.get('total', 0)} members, "
+          f"{time.monotonic() - started:.0f} s")
+
+
+def run_create(args: argparse.Namespace):
+    from pool.models import PoolSnapshot, RewardModel
+    from training.models import Judge, PromptSet, Rubric, SystemPrompt, TrainingRun
+    from training.presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
+
+    reward_model = RewardModel.objects.filter(active=True).first()
+    snapshot = PoolSnapshot.objects.order_by("-created").first()
+    if reward_model is None or snapshot is None:
+        raise SystemExit("the database has no active reward model or no pool snapshot")
+    local = Judge.objects.get(name=LOCAL_JUDGE)
+    print(f"reward model v{reward_model.version} (held-out pairwise accuracy "
+          f"{reward_model.metrics.get('heldout_pairwise_accuracy')}); snapshot "
+          f"{snapshot.name!r} ({snapshot.counts.get('total', 0)} members)")
+    return TrainingRun.objects.create(
+        name=args.name, base_model=args.policy or "",
+        prompt_set=PromptSet.objects.get(name=PROMPT_SET_NAME),
+        system_prompt=SystemPrompt.objects.filter(name=SYSTEM_PROMPT_NAME).first(),
+        rubric=Rubric.objects.get(name="v2", version=1), snapshot=snapshot,
+        judge=local, scorer=local, num_generations=args.generations,
+        prompts_per_step=args.prompts_per_step, max_steps=args.steps, learning_rate=args.lr,
+        max_completion_length=args.max_tokens, seed=args.seed, save_steps=max(args.steps, 1),
+        device="cpu")
+
+
+def trend(values: list[float]) -> dict:
+    """First-third and last-third means, and the OLS slope per step with its t statistic."""
+    n = len(values)
+    third = max(1, n // 3)
+    xs = list(range(n))
+    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(values)
+    sxx = sum((x - mean_x) ** 2 for x in xs)
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, values, strict=True)) / sxx
+    residuals = [y - (mean_y + slope * (x - mean_x)) for x, y in zip(xs, values, strict=True)]
+    se = math.sqrt(sum(r * r for r in residuals) / (n - 2) / sxx) if n > 2 else math.nan
+    return {"first": statistics.fmean(values[:third]), "last": statistics.fmean(values[-third:]),
+            "slope": slope, "t": slope / se if se and se > 0 else math.nan, "third": third}
+
+
+def report(run) -> None:
+    from training.models import TrainingStep
+
+    steps = list(TrainingStep.objects.filter(run=run).order_by("step"))
+    print(f"\n{'step':>4} {'reward':>7} {'std':>6} {'flat':>5} {'gate':>5} {'unk':>5} "
+          f"{'tokens':>6} {'gen s':>6} {'rend s':>6} {'judge s':>7} {'upd s':>6} {'total s':>7}")
+    for s in steps:
+        t = s.times
+
+        def num(value, spec):
+            return "-" if value is None else format(value, spec)
+
+        print(f"{s.step:4d} {num(s.reward_mean, '7.3f')} {num(s.reward_std, '6.3f')} "
+              f"{num(s.zero_spread_groups, '5.2f')} {num(s.gate_pass, '5.2f')} "
+              f"{num(s.unknown_method_rate, '5.2f')} "
+              f"{num(s.completion_tokens.get('mean'), '6.0f')} {num(t.get('generate'), '6.1f')} "
+              f"{num(t.get('render'), '6.1f')} {num(t.get('judge'), '7.2f')} "
+              f"{num(t.get('update'), '6.1f')} {num(t.get('total'), '7.1f')}")
+    rewards = [s.reward_mean for s in steps if s.reward_mean is not None]
+    if len(rewards) < 3:
+        print("too few steps with a reward to say anything")
+        return
+    result = trend(rewards)
+    flat = [s.zero_spread_groups for s in steps if s.zero_spread_groups is not None]
+    clean = sum(1 for f in flat if f == 0)
+    totals = [s.times.get("total") for s in steps if s.times.get("total")]
+    split = {key: statistics.fmean(s.times.get(key) or 0.0 for s in steps)
+             for key in ("generate", "render", "judge", "update", "total")}
+    print(f"\nreward over {len(rewards)} steps: first third (steps 1-{result['third']}) mean "
+          f"{result['first']:.3f}, last third mean {result['last']:.3f} "
+          f"({result['last'] - result['first']:+.3f})")
+    print(f"least-squares slope {result['slope']:+.4f} per step, t = {result['t']:.2f} "
+          f"(n = {len(rewards)})")
+    print(f"steps with no zero-spread group: {clean} of {len(flat)}")
+    gate = [s.gate_pass for s in steps if s.gate_pass is not None]
+    if gate:
+        third = max(1, len(gate) // 3)
+        print(f"gate pass: first third {statistics.fmean(gate[:third]):.2f}, last third "
+              f"{statistics.fmean(gate[-third:]):.2f}")
+    print("mean seconds per step: " + ", ".join(f"{k} {v:.1f}" for k, v in split.items())
+          + f" (median total {statistics.median(totals):.1f})")
+
+
+def main() -> None:
+    args = arguments()
+    scratch = environment(args)
+    import django
+
+    django.setup()
+    import redis
+    from django.core.management import call_command
+
+    from paintrl_site.celery import app as celery_app
+
+    try:
+        call_command("migrate", verbosity=0)
+        if not args.database:
+            world_build(args.world)
+        run = run_create(args)
+        print(f"run {run.pk}: {args.steps} steps x {args.prompts_per_step} prompts x "
+              f"{args.generations} generations, lr {args.lr}, policy "
+              f"{args.policy or 'built-in'}; load average {os.getloadavg()[0]:.2f}")
+        from training.runs.services import run_launch
+
+        # The Launch action's service; eager Celery runs its task right here.
+        celery_app.conf.task_always_eager = True
+        started = time.monotonic()
+        run_launch(run=run)
+        run.refresh_from_db()
+        print(f"run {run.pk} {run.status} in {time.monotonic() - started:.0f} s"
+              f"{': ' + run.error if run.error else ''}; load average "
+              f"{os.getloadavg()[0]:.2f}")
+        report(run)
+    finally:
+        redis.Redis.from_url(BENCH_REDIS).flushdb()
+        if scratch is not None:
+            scratch.cleanup()
+
+
+if __name__ == "__main__":
+    main()
