@@ -165,6 +165,7 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
     `progress_extra` is kept in every progress row the run writes."""
     import torch
     from datasets import Dataset
+    from transformers.trainer_callback import PrinterCallback
 
     from ..policy import policy_load
 
@@ -194,6 +195,9 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
         train_dataset=dataset, processing_class=tokenizer, callbacks=[callback],
         peft_config=lora_config(grpo) if grpo["lora"] else None)
     trainer.step_book = book
+    # The step rows are the record; the console printer would repeat every log
+    # dict into the worker's output.
+    trainer.remove_callback(PrinterCallback)
     return Engine(trainer=trainer, callback=callback, book=book, output_dir=output_dir,
                   device=device)
 
