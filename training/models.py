@@ -283,7 +283,9 @@ class TrainingRun(models.Model):
     prompts_per_step = models.PositiveSmallIntegerField(
         default=1, help_text="Groups per step: the batch is this times num_generations.")
     max_steps = models.PositiveIntegerField(default=30)
-    learning_rate = models.FloatField(default=1e-5)
+    learning_rate = models.FloatField(
+        default=1e-3, help_text="1e-3 suits the built-in tiny policy (benchmarks/grpo_bench.py); "
+                                "a full-size checkpoint wants about 1e-6 to 1e-5.")
     lr_schedule = models.CharField(max_length=10, choices=Schedule.choices,
                                    default=Schedule.CONSTANT)
     warmup_steps = models.PositiveIntegerField(default=0)
