@@ -5,6 +5,7 @@ it never load the model). Torch is imported on first use, not with this
 module: the web process imports it only for the model label."""
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 
@@ -19,7 +20,7 @@ from .conf import feature_cache_dir, torch_threads
 # updates stay few, small enough to hold little memory (128 x 3 x 64 x 64 bytes).
 SCORE_BATCH = 128
 
-_loaded: dict[tuple[int, str], object] = {}
+_loaded: dict[tuple[str, int, int], object] = {}
 _lock = threading.Lock()
 
 
@@ -34,7 +35,11 @@ def scorer_for(reward_model):
 
     if not reward_model.weights:
         raise ValueError(f"{reward_model} has no weights file: it has not finished training")
-    key = (reward_model.pk, reward_model.weights.name)
+    # The file itself, not the row: another database (a test's, a benchmark's)
+    # reuses primary keys and file names for different weights.
+    path = reward_model.weights.path
+    stat = os.stat(path)
+    key = (path, stat.st_mtime_ns, stat.st_size)
     with _lock:
         if key not in _loaded:
             with reward_model.weights.open("rb") as handle:
