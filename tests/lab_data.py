@@ -16,6 +16,16 @@ from tests.reward_data import SMALL_CONFIG, media_settings, toy_graded_renders, 
 GROUP_SIZE = 4
 
 
+def presets_ensure() -> None:
+    """The presets the data migrations install: a test on a flushed database
+    (after a transactional test) installs them again."""
+    from training.models import Judge, PromptSet, Rubric, SystemPrompt
+    from training.presets import presets_install, training_presets_install
+
+    presets_install(Rubric, Judge)
+    training_presets_install(SystemPrompt, PromptSet)
+
+
 @dataclass
 class LabWorld:
     renders: list[Render]
@@ -26,6 +36,7 @@ class LabWorld:
 
 
 def lab_world(settings, tmp_path, *, count: int = 48, train: bool = True) -> LabWorld:
+    presets_ensure()
     media_settings(settings, tmp_path)
     renders = toy_graded_renders(count)
     for index, render in enumerate(renders):

@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from tests import policy_data
 from tests.conftest import chromium_path
+from tests.lab_data import presets_ensure
 from tests.rating_data import curator_create
 from tests.test_training_runs import RUBRIC, WORKER_ENV, fresh
 from tests.workers import run_worker
@@ -62,6 +63,7 @@ def page(live_server, boss, settings, tmp_path, monkeypatch):
 def test_launch_from_the_admin_and_watch_the_run_finish(page, live_server, policy_dir):
     from playwright.sync_api import expect
 
+    presets_ensure()  # the add form starts from them
     Rubric.objects.create(name="ramp", signals=RUBRIC)
     page.goto(f"{live_server.url}{reverse('admin:training_trainingrun_add')}")
     page.fill("#id_name", "from the browser")
