@@ -1,0 +1,85 @@
+"""python manage.py bootstrap_policy [--out DIR] [--size tiny|test] [--minutes M]
+[--count N] [--seed S] [--evaluate N] [--render] [--force]: build the built-in
+policy from the procedural corpus (tokenizer, small Qwen3 model, SFT on the CPU),
+check what it writes against the gate, and save it where runs find it."""
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from training.policy import builtin_policy_dir
+from training.policy.build import RECIPES, SIZES, policy_bootstrap
+from training.policy.sft import SftConfig
+
+PROGRESS_EVERY = 25  # steps between progress lines (about 10 s each for the tiny size)
+
+
+class Command(BaseCommand):
+    help = ("Train the built-in tiny policy by supervised fine-tuning on procedural painter "
+            "sketches, evaluate it against the gate, and save it (model, tokenizer and "
+            "paintrl_policy.json).")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--out", help="policy folder (default PAINTRL_POLICY_DIR)")
+        parser.add_argument("--size", choices=sorted(SIZES), default="tiny")
+        parser.add_argument("--minutes", type=float,
+                            help="training time budget (default: the size's recipe)")
+        parser.add_argument("--steps", type=int, help="stop after this many steps")
+        parser.add_argument("--count", type=int, help="painter sketches in the corpus")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--evaluate", type=int, default=24,
+                            help="held-out samples at temperature 1 checked by the gate (0: none)")
+        parser.add_argument("--render", action="store_true",
+                            help="also render the evaluation samples in the sandbox")
+        parser.add_argument("--lr", type=float, help="peak learning rate (default: the recipe)")
+        parser.add_argument("--threads", type=int,
+                            help="torch threads (default PAINTRL_REWARD_THREADS)")
+        parser.add_argument("--force", action="store_true", help="replace an existing policy")
+
+    def handle(self, *args, out, size, minutes, steps, count, seed, evaluate, render, threads,
+               force, lr, **options):
+        recipe = RECIPES[size]
+        if minutes is None and steps is None:
+            minutes = recipe["minutes"]
+        count = recipe["count"] if count is None else count
+        if count < 1:
+            raise CommandError("--count must be at least 1")
+        if evaluate < 0:
+            raise CommandError("--evaluate must be 0 or more")
+        try:
+            sft = SftConfig(minutes=minutes, max_steps=steps, seed=seed, threads=threads,
+                            learning_rate=lr or recipe["learning_rate"],
+                            batch_size=recipe["batch_size"], log_every=PROGRESS_EVERY)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        target = out or builtin_policy_dir()
+        self.stdout.write(f"building the {size!r} policy in {target}")
+        try:
+            record = policy_bootstrap(target, size=size, count=count, seed=seed, sft=sft,
+                                      vocab_size=recipe["vocab_size"], evaluate=evaluate,
+                                      render=render, force=force, on_progress=self._progress,
+                                      log=self.stdout.write)
+        except (FileExistsError, ValueError) as exc:
+            raise CommandError(str(exc)) from exc
+        self._summary(record)
+        self.stdout.write(self.style.SUCCESS(f"policy saved in {target}"))
+
+    def _progress(self, p) -> None:
+        self.stdout.write(f"step {p.step}  loss {p.loss:.3f}  lr {p.learning_rate:.2e}  "
+                          f"{p.tokens_per_s:,.0f} tokens/s  epoch {p.epoch:.2f}  "
+                          f"{p.elapsed_s:.0f} s  ({p.done:.0%})")
+
+    def _summary(self, record: dict) -> None:
+        training = record["training"]
+        self.stdout.write(f"trained {training['steps']} steps ({training['epochs']} epochs) in "
+                          f"{training['seconds']} s: loss {training['first_loss']} -> "
+                          f"{training['final_loss']}; {record['parameters']:,} parameters")
+        for key, title in (("evaluation_unscaled", "gate evaluation before logit scaling"),
+                           ("evaluation", "gate evaluation")):
+            if record.get(key):
+                shown = {k: v for k, v in record[key].items()
+                         if k not in ("per_sample", "examples")}
+                self.stdout.write(f"{title}: {json.dumps(shown)}")
+
+
+def _given(value, default):
+    return default if value is None else value
