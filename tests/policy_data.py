@@ -17,15 +17,16 @@ import pytest
 from training.policy.build import policy_bootstrap
 from training.policy.sft import SftConfig
 
-# Measured here (2 shared cores, 2026): 200 sketches, a 1024-token vocabulary
-# and 40 steps of 8 build the policy in about 10 s, loss ~8 -> ~4.
-TEST_POLICY = {"count": 200, "vocab_size": 1024, "steps": 40, "batch_size": 8}
+# Measured here (2 shared cores): 200 sketches, a 4,096-token vocabulary (so
+# replies stay near 140 tokens) and 60 steps of 8 build the policy in about
+# 8 s (3 s of SFT), loss 8.3 -> 5.8.
+TEST_POLICY = {"count": 200, "vocab_size": 4096, "steps": 60, "batch_size": 8}
 
 
 def test_policy_build(out_dir: Path, *, seed: int = 0) -> dict:
     """Build the test policy in `out_dir`; returns its paintrl_policy.json record."""
     sft = SftConfig(max_steps=TEST_POLICY["steps"], batch_size=TEST_POLICY["batch_size"],
-                    learning_rate=3e-3, warmup_steps=5, threads=1, seed=seed)
+                    learning_rate=5e-3, warmup_steps=5, threads=1, seed=seed)
     return policy_bootstrap(out_dir, size="test", count=TEST_POLICY["count"], seed=seed,
                             vocab_size=TEST_POLICY["vocab_size"], sft=sft, evaluate=0)
 

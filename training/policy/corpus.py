@@ -39,11 +39,13 @@ class Example:
 
 
 def code_compact(code: str) -> str:
-    """`code` without comments, trailing spaces or runs of blank lines.
+    """`code` without comments, trailing spaces or runs of blank lines; a
+    line that held only a comment goes entirely.
 
     Strings and template literals are copied verbatim, so a `//` inside a
     colour or URL string survives. Regex literals are not parsed (the painter
     writes none)."""
+    gone = "\0"  # marks where a comment was, so comment-only lines can be dropped
     out: list[str] = []
     i, n = 0, len(code)
     while i < n:
@@ -51,9 +53,11 @@ def code_compact(code: str) -> str:
         if c == "/" and nxt == "/":
             end = code.find("\n", i)
             i = n if end < 0 else end
+            out.append(gone)
         elif c == "/" and nxt == "*":
             end = code.find("*/", i + 2)
             i = n if end < 0 else end + 2
+            out.append(gone)
         elif c in "'\"`":
             j = i + 1
             while j < n and code[j] != c:
@@ -65,9 +69,11 @@ def code_compact(code: str) -> str:
             i += 1
     lines: list[str] = []
     for line in "".join(out).split("\n"):
-        line = line.rstrip()
-        if line or (lines and lines[-1]):
-            lines.append(line)
+        bare = line.replace(gone, "").rstrip()
+        if not bare and gone in line:
+            continue
+        if bare or (lines and lines[-1]):
+            lines.append(bare)
     return "\n".join(lines).strip("\n") + "\n"
 
 
@@ -119,6 +125,26 @@ def completion_ids(tokenizer, completion: str) -> list[int]:
 def within_budget(examples: list[Example], tokenizer, max_tokens: int) -> list[Example]:
     """The examples whose reply (with EOS) fits in `max_tokens`."""
     return [e for e in examples if len(completion_ids(tokenizer, e.completion)) <= max_tokens]
+
+
+def shortest_share(examples: list[Example], tokenizer, share: float) -> list[Example]:
+    """Within each (subject, tier) cell, the `share` of examples with the
+    shortest replies, in corpus order. A tiny policy sampled at temperature 1
+    breaks the syntax about equally often per token, so shorter sketches pass
+    the gate more often; cutting per cell keeps every subject and tier in
+    the proportions the painter gives them."""
+    if not 0 < share <= 1:
+        raise ValueError(f"share must be in (0, 1], got {share}")
+    cells: dict[tuple, list[tuple[int, int]]] = {}
+    for index, example in enumerate(examples):
+        key = (example.meta.get("subject"), example.meta.get("quality"))
+        length = len(completion_ids(tokenizer, example.completion))
+        cells.setdefault(key, []).append((length, index))
+    keep: set[int] = set()
+    for members in cells.values():
+        members.sort()
+        keep.update(index for _, index in members[:max(1, round(share * len(members)))])
+    return [example for index, example in enumerate(examples) if index in keep]
 
 
 def corpus_stats(examples: list[Example], tokenizer=None) -> dict:

@@ -16,6 +16,9 @@ from dataclasses import asdict, dataclass
 from .corpus import Example, completion_ids, prompt_ids
 
 IGNORE = -100  # label of tokens the loss skips (prompt and padding)
+# Batches are padded to a multiple of this: fewer distinct shapes for the
+# CPU kernels to plan for, at a few padding tokens per row.
+PAD_TO = 16
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,10 @@ class SftConfig:
     threads: int | None = None
     # Progress is reported (and the loss curve sampled) every this many steps.
     log_every: int = 10
+    # bfloat16 autocast for the forward pass (weights and optimiser stay
+    # float32). Measured here on the tiny size (2 threads, AVX512-BF16 CPU):
+    # 7,800 tokens/s against 4,400 in float32.
+    bf16: bool = True
 
     def __post_init__(self) -> None:
         if self.max_steps is None and self.minutes is None:
@@ -77,9 +84,11 @@ def sft_encode(tokenizer, examples: list[Example], system: str) -> list[tuple[li
 
 
 def sft_train(model, tokenizer, examples: list[Example], *, system: str, config: SftConfig,
-              on_progress: Callable[[SftProgress], None] | None = None) -> dict:
+              on_progress: Callable[[SftProgress], None] | None = None,
+              heldout: list[Example] | None = None) -> dict:
     """Train `model` in place; returns the training record (steps, epochs,
-    loss curve, throughput, time)."""
+    loss curve, throughput, time, and the loss on `heldout` examples before
+    and after, which tells learning from memorising)."""
     import torch
 
     if not examples:
@@ -87,10 +96,35 @@ def sft_train(model, tokenizer, examples: list[Example], *, system: str, config:
     previous_threads = torch.get_num_threads()
     torch.set_num_threads(_threads(config))
     try:
-        return _train(model, tokenizer, sft_encode(tokenizer, examples, system), config,
-                      on_progress)
+        held = sft_encode(tokenizer, heldout, system) if heldout else []
+        before = sft_loss(model, tokenizer, held) if held else None
+        record = _train(model, tokenizer, sft_encode(tokenizer, examples, system), config,
+                        on_progress)
+        if held:
+            record["heldout_loss"] = {"examples": len(held), "before": before,
+                                      "after": sft_loss(model, tokenizer, held)}
+        return record
     finally:
         torch.set_num_threads(previous_threads)
+
+
+def sft_loss(model, tokenizer, encoded: list[tuple[list[int], int]],
+             batch_size: int = 16) -> float:
+    """Mean loss per reply token over `encoded` (no gradients)."""
+    import torch
+
+    model.eval()
+    total = count = 0.0
+    with torch.no_grad():
+        for start in range(0, len(encoded), batch_size):
+            input_ids, labels, mask = _collate(encoded[start:start + batch_size],
+                                               tokenizer.pad_token_id,
+                                               next(model.parameters()).device)
+            tokens = int((labels[:, 1:] != IGNORE).sum())
+            total += float(model(input_ids=input_ids, attention_mask=mask,
+                                 labels=labels).loss) * tokens
+            count += tokens
+    return round(total / max(count, 1), 4)
 
 
 def _train(model, tokenizer, encoded, config: SftConfig, on_progress) -> dict:
@@ -98,6 +132,9 @@ def _train(model, tokenizer, encoded, config: SftConfig, on_progress) -> dict:
 
     torch.manual_seed(config.seed)
     model.train()
+    where = next(model.parameters()).device
+    device = where.type
+    bf16 = config.bf16 and _bf16_ok(device)
     optimizer = torch.optim.AdamW(_param_groups(model, config.weight_decay),
                                   lr=config.learning_rate, betas=(0.9, 0.95))
     batches = _batches(encoded, config.batch_size, random.Random(config.seed))
@@ -115,8 +152,9 @@ def _train(model, tokenizer, encoded, config: SftConfig, on_progress) -> dict:
         lr = _learning_rate(step, done, config)
         for group in optimizer.param_groups:
             group["lr"] = lr
-        input_ids, labels, mask = _collate(next(batches), tokenizer.pad_token_id)
-        loss = model(input_ids=input_ids, attention_mask=mask, labels=labels).loss
+        input_ids, labels, mask = _collate(next(batches), tokenizer.pad_token_id, where)
+        with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=bf16):
+            loss = model(input_ids=input_ids, attention_mask=mask, labels=labels).loss
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
@@ -148,7 +186,24 @@ def _train(model, tokenizer, encoded, config: SftConfig, on_progress) -> dict:
     return {"config": asdict(config), "steps": step, "epochs": round(seen / len(encoded), 2),
             "examples": len(encoded), "first_loss": round(first_loss or 0.0, 4),
             "final_loss": curve[-1]["loss"] if curve else None, "loss_curve": curve,
-            "seconds": round(seconds, 1), "threads": _threads(config)}
+            "seconds": round(seconds, 1), "threads": _threads(config), "bf16": bf16}
+
+
+def _bf16_ok(device: str) -> bool:
+    """bfloat16 autocast where it is fast: CUDA with bf16 support, or a CPU
+    with native bf16 instructions (elsewhere it is emulated, slowly)."""
+    import torch
+
+    if device == "cuda":
+        return torch.cuda.is_bf16_supported()
+    if device != "cpu":
+        return False
+    try:
+        with open("/proc/cpuinfo") as info:
+            flags = next((line.split() for line in info if line.startswith("flags")), [])
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
 def _threads(config: SftConfig) -> int:
@@ -203,11 +258,11 @@ def _batches(encoded, batch_size: int, rng: random.Random):
             yield [encoded[i] for i in batch]
 
 
-def _collate(batch, pad_id: int):
+def _collate(batch, pad_id: int, device=None):
     """Right-padded ids, labels (prompt and padding ignored) and attention mask."""
     import torch
 
-    width = max(len(ids) for ids, _ in batch)
+    width = -(-max(len(ids) for ids, _ in batch) // PAD_TO) * PAD_TO
     input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
     labels = torch.full((len(batch), width), IGNORE, dtype=torch.long)
     mask = torch.zeros((len(batch), width), dtype=torch.long)
@@ -215,4 +270,4 @@ def _collate(batch, pad_id: int):
         input_ids[row, :len(ids)] = torch.tensor(ids)
         labels[row, prompt_len:len(ids)] = torch.tensor(ids[prompt_len:])
         mask[row, :len(ids)] = 1
-    return input_ids, labels, mask
+    return input_ids.to(device), labels.to(device), mask.to(device)
