@@ -13,7 +13,24 @@ from pool.models import PoolSnapshot
 from sketches.models import Render, Sketch
 
 
-class Rubric(models.Model):
+class NextVersion:
+    """For models versioned per name (rubrics, system prompts): saved with no
+    version, a row takes the next version of its name. Two saves racing for
+    the same number are stopped by the (name, version) unique constraint."""
+
+    def save(self, *args, **kwargs):
+        if self.version is None:
+            latest = type(self)._default_manager.filter(name=self.name).aggregate(
+                v=Max("version"))["v"]
+            self.version = (latest or 0) + 1
+        super().save(*args, **kwargs)
+
+    def __str__(self) -> str:
+        # "rev." so the rubric preset named v2 does not read "v2 v1".
+        return f"{self.name} (rev. {self.version})"
+
+
+class Rubric(NextVersion, models.Model):
     """A named, versioned list of weighted signals. The signal list is data
     (see training.rubrics for the kinds and their parameters); replays keep
     a copy of the list they used, so editing a rubric never rewrites what
@@ -45,20 +62,10 @@ class Rubric(models.Model):
         except RubricError as error:
             raise ValidationError({"signals": str(error)}) from error
 
-    def save(self, *args, **kwargs):
-        if self.version is None:
-            latest = Rubric.objects.filter(name=self.name).aggregate(v=Max("version"))["v"]
-            self.version = (latest or 0) + 1
-        super().save(*args, **kwargs)
-
     def specs(self):
         from .rubrics import signal_specs
 
         return signal_specs(self.signals)
-
-    def __str__(self) -> str:
-        # "rev." so the preset named v2 does not read "v2 v1".
-        return f"{self.name} (rev. {self.version})"
 
 
 class Judge(models.Model):
@@ -188,7 +195,7 @@ class ReplayItem(models.Model):
                                                name="replay_item_unique")]
 
 
-class SystemPrompt(models.Model):
+class SystemPrompt(NextVersion, models.Model):
     """The instructions a policy is given before each prompt; versioned like
     rubrics, and copied into a run at launch."""
 
@@ -202,15 +209,6 @@ class SystemPrompt(models.Model):
         ordering = ["name", "-version"]
         constraints = [models.UniqueConstraint(fields=["name", "version"],
                                                name="system_prompt_name_version_unique")]
-
-    def save(self, *args, **kwargs):
-        if self.version is None:
-            latest = SystemPrompt.objects.filter(name=self.name).aggregate(v=Max("version"))["v"]
-            self.version = (latest or 0) + 1
-        super().save(*args, **kwargs)
-
-    def __str__(self) -> str:
-        return f"{self.name} (rev. {self.version})"
 
 
 class PromptSet(models.Model):
