@@ -30,6 +30,7 @@ demo: deps
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py ensure_admin
 	$(PY) manage.py seed_corpus --count $(DEMO_SKETCHES)
+	$(PY) manage.py bootstrap_policy --if-missing --queue
 	@echo
 	@echo "paintrl: open http://$${PAINTRL_HOST:-127.0.0.1}:$${PAINTRL_PORT:-8000}/  (Ctrl-C stops web and workers)"
 	@echo

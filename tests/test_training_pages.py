@@ -31,6 +31,8 @@ from training.models import (
     TrainingRun,
     TrainingStep,
 )
+from training.policy.build_status import build_tracked
+from training.policy.sft import SftProgress
 from training.rubrics import rubric_total
 
 RUNS = reverse("training:runs")
@@ -53,7 +55,7 @@ def run_create(*, status: str = "running", name: str = "hibiscus run", **fields)
     local = Judge.objects.get(name="local")
     return TrainingRun.objects.create(
         name=name, prompt_set=PromptSet.objects.get(name="painter subjects"),
-        system_prompt=SystemPrompt.objects.get(name="allow-list"),
+        system_prompt=SystemPrompt.objects.get(name="allow-list", version=2),
         rubric=Rubric.objects.get(name="v2"), judge=local, scorer=local, status=status,
         num_generations=GENERATIONS, prompts_per_step=GROUPS, max_steps=4, **fields)
 
@@ -163,7 +165,7 @@ class TestRunPage:
         assert "the last step took 1 min 40 s" in text
         assert '<progress max="4" value="2">' in text
         assert "4 generations × 2 prompt(s) per step" in text
-        assert "built-in tiny policy" in text and "allow-list (rev. 1)" in text
+        assert "built-in tiny policy" in text and "allow-list (rev. 2)" in text
         assert "Stalled" not in text
 
     def test_charts_per_step_and_the_latest_steps_table(self, staff, trained):
@@ -234,6 +236,30 @@ class TestRunPage:
         assert f"{last:.3f}" in text and "2/4" in text
         assert reverse("admin:training_trainingrun_add") in text
 
+    def test_the_runs_list_follows_the_built_in_policy_build(self, staff, settings, tmp_path):
+        settings.PAINTRL_POLICY_DIR = str(tmp_path / "builtin")
+        assert "Not built yet" in staff.get(RUNS).content.decode()
+        with build_tracked(tmp_path / "builtin") as tracker:
+            tracker.progress(SftProgress(step=300, loss=1.9, learning_rate=5e-3,
+                                         tokens_per_s=8000, epoch=0.4, elapsed_s=240, done=0.4))
+            text = staff.get(RUNS).content.decode()
+            assert "Being built" in text and "step 300, loss 1.900" in text
+            assert 'value="40"' in text and 'hx-trigger="every 5s"' in text
+            panel = staff.get(RUNS, headers={"HX-Request": "true", "HX-Target": "policy-state"})
+            assert panel.content.decode().lstrip().startswith('<section class="card policy-state"')
+            (tmp_path / "builtin").mkdir()
+            (tmp_path / "builtin" / "config.json").write_text("{}")
+        text = staff.get(RUNS).content.decode()
+        assert "Ready in" in text and "hx-trigger" not in text.split("policy-state")[1][:200]
+
+    def test_a_failed_build_says_why(self, staff, settings, tmp_path):
+        settings.PAINTRL_POLICY_DIR = str(tmp_path / "builtin")
+        with pytest.raises(OSError), build_tracked(tmp_path / "builtin") as tracker:
+            tracker.log("tokenizer: fitting")
+            raise OSError("No space left on device")
+        text = staff.get(RUNS).content.decode()
+        assert "failed: OSError: No space left on device" in text and "Not built yet" in text
+
 
 @pytest.mark.django_db
 class TestRunAdmin:
@@ -244,7 +270,10 @@ class TestRunAdmin:
         assert response.status_code == 200
         initial = response.context["adminform"].form.initial
         assert initial["rubric"] == Rubric.objects.get(name="v2", preset=True).pk
-        assert initial["system_prompt"] == SystemPrompt.objects.get(name="allow-list").pk
+        # The newest preset revision: rev. 2 paints in draw() and lists every
+        # method the painter calls.
+        assert initial["system_prompt"] == SystemPrompt.objects.get(name="allow-list",
+                                                                    version=2).pk
         assert initial["prompt_set"] == PromptSet.objects.get(name="painter subjects").pk
         local = Judge.objects.get(name="local").pk
         assert initial["judge"] == initial["scorer"] == local
@@ -370,7 +399,7 @@ class TestPromptAdmins:
         assert empty.status_code == 200 and not PromptSet.objects.filter(name="nothing").exists()
 
     def test_system_prompts_save_as_a_new_version(self, staff):
-        preset = SystemPrompt.objects.get(name="allow-list")
+        preset = SystemPrompt.objects.get(name="allow-list", version=2)
         url = reverse("admin:training_systemprompt_change", args=[preset.pk])
         response = staff.post(url, {"name": "allow-list", "text": "Use only brush.line.",
                                     "_saveasnew": "Save as new"})

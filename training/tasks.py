@@ -26,3 +26,13 @@ def run_task(self, run_id: int, resume: bool = False) -> str:
     from training.runs.services import run_execute
 
     return run_execute(run_id=run_id, resume=resume, worker=self.request.hostname).status
+
+
+@shared_task
+def policy_bootstrap_task(out: str, options: dict) -> str:
+    """Build a policy on the train worker (`bootstrap_policy --queue`): a
+    redelivered or repeated task finds the policy built and does nothing."""
+    from django.core.management import call_command
+
+    call_command("bootstrap_policy", out=out, if_missing=True, **options)
+    return out

@@ -110,6 +110,31 @@ def run_system_prompt_text(run: TrainingRun) -> str:
     return launched if isinstance(launched, str) and launched else run.system_prompt.text
 
 
+def builtin_policy_state() -> dict:
+    """The built-in policy for the runs page: ready (with what its build
+    measured), being built (share done, ETA, phase), or missing, failed or
+    stopped (with the command that builds it)."""
+    import json
+
+    from ..policy import builtin_policy_dir
+    from ..policy.build import POLICY_RECORD, policy_exists
+    from ..policy.build_status import build_status
+
+    path = builtin_policy_dir()
+    state = {"path": path, "ready": policy_exists(path), "build": build_status(path)}
+    if state["ready"]:
+        try:
+            record = json.loads((path / POLICY_RECORD).read_text())
+        except (OSError, ValueError):
+            record = {}
+        state["parameters"] = record.get("parameters")
+        state["evaluation"] = record.get("evaluation") or {}
+    elif state["build"] is not None:
+        state["eta"] = duration_text(state["build"].eta_s)
+        state["percent"] = round(state["build"].done * 100)
+    return state
+
+
 def run_policy(run: TrainingRun) -> str:
     return run.base_model or f"built-in tiny policy ({settings.PAINTRL_POLICY_DIR})"
 

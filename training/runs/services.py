@@ -39,6 +39,7 @@ from sketches.models import Render, Sketch
 
 from ..models import Rollout, TrainingRun, TrainingStep
 from ..policy import policy_path
+from ..policy.build_status import BUILDING, build_status
 from ..rubrics import PAIRWISE, RubricError, signal_specs
 from . import conf
 
@@ -90,8 +91,7 @@ def run_problems(run: TrainingRun) -> list[str]:
     problems = []
     path = policy_path(run.base_model)
     if not (path / "config.json").is_file():
-        problems.append(f"no policy at {path} (run `manage.py bootstrap_policy` for the "
-                        "built-in one, or give a local Hugging Face checkpoint folder)")
+        problems.append(_policy_missing(path))
     try:
         specs = signal_specs(run.rubric.signals)
     except RubricError as error:
@@ -107,6 +107,15 @@ def run_problems(run: TrainingRun) -> list[str]:
                         "non-empty prompts")
     problems.extend(_grpo_problems(run))
     return problems
+
+
+def _policy_missing(path) -> str:
+    build = build_status(path)
+    if build is not None and build.state == BUILDING:
+        return (f"the policy at {path} is still being built ({build.done:.0%} of its training "
+                "done; the training runs page shows its progress)")
+    return (f"no policy at {path} (run `manage.py bootstrap_policy` for the built-in one, or "
+            "give a local Hugging Face checkpoint folder)")
 
 
 def _grpo_problems(run: TrainingRun) -> list[str]:

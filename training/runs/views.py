@@ -21,7 +21,10 @@ CHANGE_PERMISSION = "training.change_trainingrun"
 @require_GET
 @staff_required
 def runs(request):
-    return render(request, "training/runs.html", {"runs": selectors.runs_recent()})
+    context = {"runs": selectors.runs_recent(), "policy": selectors.builtin_policy_state()}
+    if request.htmx and request.headers.get("HX-Target") == "policy-state":
+        return render(request, "training/runs.html#policy-state", context)
+    return render(request, "training/runs.html", context)
 
 
 @require_GET
