@@ -1,10 +1,12 @@
-from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from . import views
 
+# No route serves MEDIA_ROOT: it holds uploaded archives, run checkpoints and
+# reward-model weights. Pictures go through views that check who is asking
+# (sketches:render_png, pool:member_png); tests/test_access.py sweeps every route.
 urlpatterns = [
     path("", views.home, name="home"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
@@ -15,8 +17,3 @@ urlpatterns = [
     path("training/", include("training.urls")),
     path("admin/", admin.site.urls),
 ]
-
-if settings.DEBUG:
-    from django.conf.urls.static import static
-
-    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from tests.fake_vision_server import GRID, FakeVisionServer, painted_png
 from training.judges import JudgeUnavailable, Picture, judge_backend
@@ -235,6 +236,23 @@ class TestConfiguration:
         assert server.authorizations == [None, None]
         assert any("(HTTP 401)" in n and "no API key was sent" in n for n in judge.notices)
 
+
+    @pytest.mark.parametrize("name", ["PAINTRL_SECRET_KEY", "DATABASE_URL", "HOME",
+                                      "AWS_SECRET_ACCESS_KEY", "paintrl_judge_key"])
+    def test_only_judge_key_variables_can_be_sent(self, name, monkeypatch):
+        # Whoever edits a judge sets its URL too: any other variable would be
+        # a way to send the worker's secrets to a server of their choosing.
+        monkeypatch.setenv(name, "a secret")
+        with FakeVisionServer() as server:
+            with pytest.raises(JudgeUnavailable, match="not a judge key variable"):
+                judge_for(server, api_key_env=name)
+        assert server.bodies == []
+        row = judge_row(name="probe", base_url="http://127.0.0.1:9/v1", api_key_env=name)
+        with pytest.raises(ValidationError, match="not a judge key variable"):
+            row.full_clean()
+        for allowed in ("OPENAI_API_KEY", "VISION_JUDGE_KEY", "PAINTRL_JUDGE_API_KEY", ""):
+            row.api_key_env = allowed
+            row.full_clean()
 
 class TestParsing:
     @pytest.mark.parametrize("reply, value", [

@@ -99,6 +99,13 @@ class Judge(models.Model):
     class Meta:
         ordering = ["name"]
 
+    def clean(self):
+        from .judges.openai_compat import api_key_env_problem
+
+        problem = api_key_env_problem(self.api_key_env)
+        if problem:
+            raise ValidationError({"api_key_env": problem})
+
     def __str__(self) -> str:
         return f"{self.name} ({self.get_backend_display()})"
 

@@ -86,6 +86,21 @@ def score_parse(reply: str | None) -> float | None:
     return min(1.0, max(0.0, float(match.group(1)) / 10.0))
 
 
+# The variables a judge may take its key from. Whoever edits a judge also
+# sets where it sends the key, so any name would let them send any secret of
+# the worker (PAINTRL_SECRET_KEY, DATABASE_URL) to a URL of their choosing.
+API_KEY_ENV = re.compile(r"[A-Z][A-Z0-9_]*_(API|JUDGE)_KEY|PAINTRL_JUDGE_[A-Z0-9_]+")
+
+
+def api_key_env_problem(name: str) -> str | None:
+    """Why `name` may not hold a judge's key, or None (blank: no key)."""
+    if not name or API_KEY_ENV.fullmatch(name):
+        return None
+    return (f"api_key_env {name!r} is not a judge key variable: name one ending in _API_KEY or "
+            "_JUDGE_KEY, or starting PAINTRL_JUDGE_ (no other secret of the worker may be sent "
+            "to a judge's endpoint)")
+
+
 class OpenAICompatibleJudge(JudgeBackend):
     cacheable = True
 
@@ -126,6 +141,9 @@ class OpenAICompatibleJudge(JudgeBackend):
         if not model:
             raise JudgeUnavailable(f"judge {judge.name!r} has no model: set PAINTRL_JUDGE_MODEL "
                                    "or the judge's model")
+        problem = api_key_env_problem(judge.api_key_env)
+        if problem:
+            raise JudgeUnavailable(f"judge {judge.name!r}: {problem}")
         api_key = os.environ.get(judge.api_key_env) if judge.api_key_env else None
         return cls(base_url=base_url, model=model, api_key=api_key or None,
                    max_concurrency=judge.max_concurrency, timeout_s=judge.timeout_s,
