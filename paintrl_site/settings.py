@@ -53,6 +53,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A lost database is a 503 page (before the login check, which loads the user).
+    "paintrl_site.middleware.DatabaseUnavailableMiddleware",
     # Every page needs a login except those marked @login_not_required.
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -89,6 +91,12 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # One file per test run, so two runs on one machine never share it.
     DATABASES["default"]["TEST"] = {
         "NAME": str(BASE_DIR / f"paintrl-test-{os.getpid()}.sqlite3")}
+    # Web and workers write at once: a transaction takes SQLite's write lock
+    # when it begins, waiting up to 20 s for it. Deferred (SQLite's default),
+    # a transaction that read first fails at its first write with "database is
+    # locked" (eight curators grading at once got 500s that way).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"transaction_mode": "IMMEDIATE", "timeout": 20})
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -236,3 +244,18 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("PAINTRL_LOG_LEVEL", "INFO")},
 }
+
+# --- Profile -----------------------------------------------------------------
+# "dev" (the default) is everything above: one machine, DEBUG on. "production"
+# (paintrl_site/production.py; README, "Production") needs PAINTRL_SECRET_KEY and
+# PAINTRL_ALLOWED_HOSTS, turns DEBUG off and serves over HTTPS only.
+PAINTRL_PROFILE = os.environ.get("PAINTRL_PROFILE", "dev").strip().lower() or "dev"
+if PAINTRL_PROFILE == "production":
+    from .production import production_settings
+
+    globals().update(production_settings(os.environ))
+elif PAINTRL_PROFILE != "dev":
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"PAINTRL_PROFILE must be 'dev' or 'production', "
+                               f"got {PAINTRL_PROFILE!r}")

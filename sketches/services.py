@@ -51,9 +51,18 @@ def render_store(*, render: Render, outcome: RenderOutcome) -> Render:
         locked.draw_ms = outcome.draw_ms
         locked.renderer_version = outcome.renderer_version
         locked.rendered = timezone.now()
-        if outcome.png:
-            locked.png.save("render.png", ContentFile(outcome.png), save=False)
-        locked.save()
+        written = None
+        try:
+            if outcome.png:
+                locked.png.save("render.png", ContentFile(outcome.png), save=False)
+                written = locked.png.name
+            locked.save()
+        except BaseException:
+            # The row rolls back but the file written to storage would stay,
+            # and the retry would write a second one: remove it.
+            if written:
+                locked.png.storage.delete(written)
+            raise
         return locked
 
 

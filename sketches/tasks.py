@@ -2,16 +2,25 @@
 (settings.CELERY_TASK_ROUTES); run the render worker with a thread pool so
 its threads share one browser pool (see Procfile)."""
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 
 from . import services
 
+# The database briefly unavailable: try again later rather than fail. A
+# failed task is acknowledged like a finished one, so without a retry its
+# renders would stay pending until someone ran render_pending. Retrying is
+# safe: stored renders are final and skipped. Backoff 2, 4, 8... s (jittered),
+# at most 60 s apart, for about ten minutes in all.
+DB_RETRY = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff": 2,
+            "retry_backoff_max": 60, "max_retries": 12}
 
-@shared_task
+
+@shared_task(**DB_RETRY)
 def render_task(render_id: int) -> str:
     return services.render_execute(render_id=render_id).status
 
 
-@shared_task(bind=True)
+@shared_task(bind=True, **DB_RETRY)
 def render_batch_task(self, render_ids: list[int]) -> dict:
     def report(done: int, total: int, _render) -> None:
         self.update_state(state="PROGRESS", meta={"done": done, "total": total})

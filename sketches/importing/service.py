@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from ..models import Render, Sketch, code_hash
@@ -74,6 +74,14 @@ class _ImportRun:
             return self._candidate_store(planned.load())
         except ItemError as error:
             return ItemResult(planned.name, Outcome.ERROR, error.code, error.message)
+        except (OperationalError, InterfaceError) as exc:
+            # The database went away: the item's transaction rolled back, and
+            # Django reconnects for the next item. Say so, not just the class.
+            logger.warning("importing %s: database unavailable: %s", planned.name, exc)
+            reason = " ".join(str(exc).split())
+            return ItemResult(planned.name, Outcome.ERROR, ErrorCode.INTERNAL_ERROR,
+                              f"the database was unavailable, so nothing of this item was "
+                              f"stored; import the file again to retry it ({reason})")
         except Exception as exc:  # one broken item must not stop the import
             logger.exception("importing %s failed", planned.name)
             return ItemResult(planned.name, Outcome.ERROR, ErrorCode.INTERNAL_ERROR,
