@@ -14,7 +14,7 @@ OK = "ok"
 REJECTED = "rejected"
 UNAVAILABLE = "unavailable"
 # Bump when a change to the harness or gate can change a verdict or pixels.
-HARNESS_VERSION = 1
+HARNESS_VERSION = 2  # 2: print/service-worker traps, settle before the verdict, CSP nonce
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ The corpus lives in tests/sketches/hostile/, one case a file; each file names
 the violations it must earn in its first line (`// expect: a, b`)."""
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -24,6 +25,9 @@ HOSTILE_DIR = SKETCHES_DIR / "hostile"
 EXPECT = re.compile(r"expect:\s*([\w, ]+)")
 # Closing a stuck tab and capturing the screenshot come on top of the deadline.
 DEADLINE_MARGIN_MS = 2000
+# A verdict is stored and shown: whatever a sketch prints, throws or calls, its
+# report stays small (a normal one is under 1 KB).
+MAX_REPORT_BYTES = 20_000
 
 # A few dark pencil lines: cheap (well under a second) and clearly not blank.
 GOOD_SKETCH = """
@@ -61,7 +65,7 @@ def hostile_cases() -> list:
 
 def test_corpus_covers_every_kind_of_hostile_sketch():
     named = {v for path in HOSTILE_DIR.iterdir() for v in expected_violations(path.read_text())}
-    assert len(list(HOSTILE_DIR.iterdir())) >= 16
+    assert len(list(HOSTILE_DIR.iterdir())) >= 25
     # Every expectation is a violation the gate can actually return.
     known = {value for key, value in vars(gate).items() if key.isupper() and isinstance(value, str)}
     assert named <= known, named - known
@@ -70,7 +74,7 @@ def test_corpus_covers_every_kind_of_hostile_sketch():
                   gate.EXTERNAL_ASSET, gate.TEXT_ON_CANVAS, gate.BLANK_CANVAS,
                   gate.RUNTIME_ERROR, gate.TIMEOUT, gate.CRASHED, gate.CANVAS_TOO_LARGE,
                   gate.DIALOG, gate.NAVIGATION, gate.POPUP, gate.STORAGE_ACCESS, gate.WORKER,
-                  gate.TAMPERING}
+                  gate.TAMPERING, gate.FRAME}
     assert must_cover <= named, must_cover - named
 
 
@@ -98,8 +102,29 @@ def test_hostile_sketch_is_rejected_with_its_violation_in_time_and_pool_still_re
     for violation in expected_violations(text):
         assert violation in outcome.violations, outcome.report()
     assert outcome.elapsed_ms <= TEST_DEADLINE_S * 1000 + DEADLINE_MARGIN_MS, outcome.report()
+    assert len(json.dumps(outcome.report())) <= MAX_REPORT_BYTES, outcome.violations
     for good in after:
         assert good.status == "ok", good.report()
+
+
+SHIFTING_SIZE_SKETCH = """
+// Sizes that answer small to the first look and huge ever after.
+let looks = 0;
+const side = { valueOf() { looks += 1; return looks <= 2 ? 100 : 20000; } };
+function setup() {
+  createCanvas(side, side, WEBGL);
+  brush.set("HB", "#222", 1);
+  brush.line(-40, -40, 40, 40);
+}
+"""
+
+
+def test_canvas_gets_the_size_the_check_read(render_pool):
+    # Before the size guard read each size once, p5 read 20000 here and
+    # allocated a 20000 px canvas (blank, 4.5 s) behind the check's back.
+    outcome = render_text(render_pool, SHIFTING_SIZE_SKETCH, seed=0)
+    assert (outcome.width, outcome.height) == (100, 100), outcome.report()
+    assert outcome.status == "ok", outcome.report()
 
 
 # -- nothing leaves the machine ----------------------------------------------
@@ -161,6 +186,33 @@ ESCAPES = {
         m.content = "0;url={url}";
         document.head.appendChild(m);""",
     "window_open": 'window.open("{url}");',
+    "send_beacon_from_prototype":
+        'Navigator.prototype["send" + "Beacon"].call(navigator, "{url}");',
+    "rtc_peer_connection_hidden_name": """
+        const pc = new window["RTCPeer" + "Connection"]({{
+          iceServers: [{{ urls: "turn:{host}?transport=tcp", username: "u", credential: "c" }}]}});
+        pc.createDataChannel("x");
+        pc.createOffer().then((o) => pc.setLocalDescription(o)).catch(() => {{}});""",
+    "shared_worker": 'new window["Shared" + "Worker"]("{url}");',
+    "service_worker_register": 'navigator.serviceWorker.register("{url}").catch(() => {{}});',
+    "svg_image": """
+        const holder = document.createElement("div");
+        holder.innerHTML = '<svg><image href="{url}" width="9" height="9"/></svg>';
+        document.body.appendChild(holder);""",
+    "css_import_and_font": """
+        const style = document.createElement("style");
+        style.textContent = '@import url("{url}/css"); @font-face {{ font-family: x; '
+          + 'src: url("{url}/font") }} body {{ font-family: x }}';
+        document.head.appendChild(style);
+        document.body.append("x");""",
+    "javascript_url": """
+        location.href = "javascript:void(document.body.appendChild("
+          + "document.createElement('img')).src='{url}')";""",
+    "string_timer_hidden_fetch": 'setTimeout("window[\'fe\' + \'tch\'](\'{url}\')", 0);',
+    "eval_hidden_xhr": """
+        const x = new (eval("XML" + "Http" + "Request"))();
+        x.open("GET", "{url}");
+        x.send();""",
     "fetch_localhost_name": 'fetch("{url}".replace("127.0.0.1", "localhost"));',
     "location_localhost_name": 'location.href = "{url}".replace("127.0.0.1", "localhost");',
 }
@@ -182,23 +234,25 @@ function setup() {{
 # Escape attempts that send nothing but the gate does not (always) flag:
 # name -> (why, strict). A race that the sandbox usually wins is a non-strict
 # xfail: it shows up as XPASS most runs and as XFAIL when the race is lost.
-LATE_CSP_RACE = (
-    "the Content-Security-Policy refusal reaches the harness asynchronously; when the sketch "
-    "finishes in the same task, the snapshot is read before the violation event (about 1 run in 5)")
-KNOWN_UNFLAGGED_ESCAPES: dict[str, tuple[str, bool]] = {
-    "iframe_src": ("frame-src: " + LATE_CSP_RACE, False),
-    "form_submit": ("form-action: " + LATE_CSP_RACE, False),
-}
+# (The late Content-Security-Policy reports of iframe_src and form_submit are
+# now waited for: the sandbox reads the page again SETTLE_S after it finishes.)
+KNOWN_UNFLAGGED_ESCAPES: dict[str, tuple[str, bool]] = {}
 
 
 class CountingServer:
-    """An HTTP server on a free loopback port that records every path asked for."""
+    """An HTTP server on a free loopback port that records every path asked for,
+    and every connection, HTTP or not (a TURN client speaks its own protocol)."""
 
     def __init__(self) -> None:
         self.paths: list[str] = []
-        hits = self.paths
+        self.connections: list[tuple] = []
+        hits, connections = self.paths, self.connections
 
         class Handler(BaseHTTPRequestHandler):
+            def setup(self) -> None:
+                connections.append(self.client_address)
+                super().setup()
+
             def do_GET(self) -> None:  # noqa: N802
                 hits.append(self.path)
                 self.send_response(200)
@@ -231,21 +285,25 @@ def escape_results(render_pool):
         # The counter works: a request from this process arrives.
         with urllib.request.urlopen(server.origin + "/control", timeout=5) as response:
             assert response.read() == b"ok"
-        assert server.paths == ["/control"]
+        assert server.paths == ["/control"] and len(server.connections) == 1
         server.paths.clear()
+        server.connections.clear()
         outcomes = {}
         for name, attempt in ESCAPES.items():
-            code = ESCAPE_SKETCH.format(attempt=attempt.format(url=f"{server.origin}/{name}"))
+            url = f"{server.origin}/{name}"
+            host = server.origin.removeprefix("http://")
+            code = ESCAPE_SKETCH.format(attempt=attempt.format(url=url, host=host))
             outcomes[name] = render_text(render_pool, code, seed=0)
         time.sleep(0.5)  # a late request (a navigation, a beacon) would arrive by now
-        return outcomes, list(server.paths)
+        return outcomes, list(server.paths), list(server.connections)
     finally:
         server.close()
 
 
 def test_no_escape_attempt_reaches_a_local_server(escape_results):
-    _outcomes, arrived = escape_results
+    _outcomes, arrived, connections = escape_results
     assert arrived == []
+    assert connections == []
 
 
 def escape_cases() -> list:
@@ -263,7 +321,7 @@ def test_escape_attempt_is_rejected_with_a_sandbox_violation(escape_results, nam
     outcome = escape_results[0][name]
     assert outcome.status == "rejected", outcome.report()
     sandbox_violations = {gate.NETWORK_ACCESS, gate.EXTERNAL_ASSET, gate.NAVIGATION, gate.POPUP,
-                          gate.FRAME}
+                          gate.FRAME, gate.WORKER}
     assert sandbox_violations & set(outcome.violations), outcome.report()
 
 
@@ -276,19 +334,21 @@ function setup() {
   // One more pencil line for every earlier render that ran this code.
   const frame = document.createElement("iframe");
   document.body.appendChild(frame);
-  const store = frame.contentWindow.localStorage;
-  const earlier = Number(store.getItem("paintrl-hostile-counter") || 0);
-  store.setItem("paintrl-hostile-counter", String(earlier + 1));
+  const w = frame.contentWindow;
+  const key = "paintrl-hostile-counter";
+  const cookie = w.document.cookie.split("; ").find((c) => c.startsWith(key + "="));
+  const earlier = Math.max(Number(w.localStorage.getItem(key) || 0),
+                           Number(w.sessionStorage.getItem(key) || 0),
+                           Number(cookie ? cookie.split("=")[1] : 0));
+  w.localStorage.setItem(key, String(earlier + 1));
+  w.sessionStorage.setItem(key, String(earlier + 1));
+  w.document.cookie = key + "=" + (earlier + 1);
   brush.set("HB", "#222", 1);
   for (let i = 0; i <= earlier; i++) brush.line(-70, -70 + i * 20, 70, -70 + i * 20);
 }
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "localStorage (and cookies) written through an about:blank iframe persist in the browser "
-    "context, so a later render of the same code and seed on that browser paints differently "
-    "(the iframe itself is now rejected as `frame`, but the storage is not cleared)"))
 def test_same_code_and_seed_paint_the_same_after_a_render_wrote_storage(render_pool):
     # Three renders on a two-browser pool: at least two share a browser.
     outcomes = [render_text(render_pool, STORAGE_COUNTER_SKETCH, seed=0) for _ in range(3)]

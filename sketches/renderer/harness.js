@@ -12,12 +12,22 @@
   const now = performance.now.bind(performance);
   const defineProperty = Object.defineProperty;
   const create = Object.create;
-  const GL1 = window.WebGLRenderingContext;
-  const GL2 = window.WebGL2RenderingContext;
   const appendChild = Node.prototype.appendChild;
   const createElement = Document.prototype.createElement;
   const addEventListener = EventTarget.prototype.addEventListener;
   const toDataURL = HTMLCanvasElement.prototype.toDataURL;
+  const getContext = HTMLCanvasElement.prototype.getContext;
+  const apply = Reflect.apply;
+  const NativePromise = Promise;
+  const promiseThen = Promise.prototype.then;
+  // A sketch may throw an error with a message of hundreds of megabytes; the
+  // browser ships an uncaught one whole to the Python side, so errors leaving
+  // setup()/draw() longer than this are replaced by a truncated copy.
+  const MAX_ERROR_CHARS = 2000;
+  // Distinct unknown brush names kept, and their length: a sketch calling a
+  // million made-up names must not make the report (polled every 10 ms) huge.
+  const MAX_UNKNOWN_NAMES = 20;
+  const MAX_NAME_CHARS = 100;
 
   // Mulberry32: seeded before the libraries load so their load-time
   // randomness is fixed; re-seeded with the render seed in run().
@@ -52,6 +62,40 @@
   let capture = null;  // PNG data URL of the canvas, taken as the sketch finishes
   let instance = null;
   let brushDepth = 0;
+  // The canvas createCanvas() made and its context, as the browser's own
+  // getContext saw them. Never read back through p5: a sketch redefined
+  // p5.instance.drawingContext to hand the capture a 2D canvas it had filled
+  // with colour (seen: an `ok` verdict for one off-canvas brush stroke).
+  let creatingCanvas = 0;
+  let mainCanvas = null;
+  let mainContext = null;
+  let mainIsWebGL = false;
+  defineProperty(HTMLCanvasElement.prototype, "getContext", {
+    value: function (type, ...rest) {
+      const kind = String(type);  // read once: the same string p5 asked for
+      const ctx = apply(getContext, this, [kind, ...rest]);
+      if (creatingCanvas > 0 && ctx && mainCanvas === null) {
+        mainCanvas = this;
+        mainContext = ctx;
+        mainIsWebGL = kind === "webgl" || kind === "webgl2" || kind === "experimental-webgl";
+      }
+      return ctx;
+    },
+    writable: false,
+    configurable: false,
+  });
+
+  // print() opens the browser's print dialog. Replaced before p5 loads, so
+  // p5's print() (which calls the window.print it finds at load time) gets
+  // the trap too; configurable, because p5's global mode redefines `print`.
+  defineProperty(window, "print", {
+    value: function print() {
+      violate("dialog", "print()");
+      throw new Error("paintrl sandbox: print is not allowed");
+    },
+    writable: true,
+    configurable: true,
+  });
 
   const violate = (name, detail) => {
     if (!(name in state.violations)) state.violations[name] = String(detail).slice(0, 300);
@@ -70,16 +114,14 @@
       // WebGL queues work: reading one pixel waits for the GPU, so drawMs
       // counts the painting itself, not only the JavaScript that asked for it.
       try {
-        const gl = instance.drawingContext;
-        if ((GL1 && gl instanceof GL1) || (GL2 && gl instanceof GL2)) {
-          gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
-        }
+        const gl = mainContext;
+        if (mainIsWebGL) gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
       } catch (e) { /* a lost context has nothing left to wait for */ }
       // Read the canvas now, inside the frame: a WebGL drawing buffer is
       // cleared once composited, and a screenshot of a background tab waits
       // for a throttled frame (measured: up to 1 s).
       try {
-        capture = toDataURL.call(instance.drawingContext.canvas, "image/png");
+        capture = mainCanvas === null ? null : apply(toDataURL, mainCanvas, ["image/png"]);
       } catch (e) { capture = null; }
     }
     state.drawMs = now() - startedAt;
@@ -92,7 +134,14 @@
     recordError((r && (r.message || r.toString())) || "unhandled rejection");
   });
   addEventListener.call(document, "securitypolicyviolation", (e) => {
-    violate("network_access", e.blockedURI || e.violatedDirective);
+    // A refused javascript: URL is a navigation attempt; everything else the
+    // policy refuses is a way out of the page (requests, frames, forms).
+    const sample = String(e.sample || "");
+    if (e.effectiveDirective.startsWith("script-src") && sample.startsWith("javascript:")) {
+      violate("navigation", sample);
+    } else {
+      violate("network_access", e.blockedURI || e.violatedDirective);
+    }
   });
 
   // APIs a painting has no use for. Each records its violation and throws, so
@@ -110,7 +159,11 @@
   const arm = () => {
     for (const name of ["fetch", "XMLHttpRequest", "WebSocket", "EventSource", "RTCPeerConnection",
                         "webkitRTCPeerConnection"]) forbid(window, name, "network_access");
+    // On the prototype too: Navigator.prototype.sendBeacon.call(navigator)
+    // reached past a trap on the navigator object alone.
     forbid(navigator, "sendBeacon", "network_access");
+    forbid(Navigator.prototype, "sendBeacon", "network_access");
+    forbid(Navigator.prototype, "serviceWorker", "worker");
     for (const name of ["alert", "confirm", "prompt"]) forbid(window, name, "dialog");
     forbid(window, "open", "popup");
     for (const name of ["Worker", "SharedWorker"]) forbid(window, name, "worker");
@@ -118,19 +171,35 @@
       forbid(window, name, "storage_access");
     }
     forbid(Document.prototype, "cookie", "storage_access");
+    if (cfg.silenceConsole) {
+      const quiet = () => undefined;
+      for (const key of Object.keys(console)) {
+        if (typeof console[key] === "function") console[key] = quiet;
+      }
+    }
   };
 
   const wrapBrush = () => {
     const real = window.brush;
-    const known = new Set(Object.keys(real));
-    const paint = new Set(cfg.brushPaintMethods);
+    // Null-prototype lookups with `in`, not Sets: a sketch can patch
+    // Set.prototype.has (seen: every name then looked known) but not these.
+    const known = create(null);
+    for (const key of Object.keys(real)) known[key] = true;
+    const paint = create(null);
+    for (const key of cfg.brushPaintMethods) paint[key] = true;
     const wrappers = create(null);
+    let unknownNames = 0;
     const proxy = new Proxy(real, {
       get(target, key) {
         if (typeof key !== "string") return target[key];
-        if (!known.has(key)) {
+        if (!(key in known)) {
+          const name = key.slice(0, MAX_NAME_CHARS);
           return function () {
-            state.unknownCalls[key] = (state.unknownCalls[key] || 0) + 1;
+            if (name in state.unknownCalls) state.unknownCalls[name] += 1;
+            else if (unknownNames < MAX_UNKNOWN_NAMES) {
+              unknownNames += 1;
+              state.unknownCalls[name] = 1;
+            }
             return undefined;
           };
         }
@@ -139,10 +208,10 @@
         if (!wrappers[key]) {
           wrappers[key] = function (...args) {
             state.brushCalls[key] = (state.brushCalls[key] || 0) + 1;
-            if (paint.has(key)) state.brushPaintCalls += 1;
+            if (key in paint) state.brushPaintCalls += 1;
             brushDepth += 1;
             try {
-              return new.target ? Reflect.construct(value, args) : value.apply(this, args);
+              return new.target ? Reflect.construct(value, args) : apply(value, this, args);
             } finally {
               brushDepth -= 1;
             }
@@ -172,22 +241,30 @@
           state.plainCalls[name] = (state.plainCalls[name] || 0) + 1;
           if (name === "text") violate("text_on_canvas", "text()");
         }
-        return original.apply(this, args);
+        return apply(original, this, args);
       });
     }
     const guardSize = (name) => {
       const original = proto[name];
       lock(name, function (w, h, ...rest) {
+        // Read each size once, as a number: an object whose valueOf answered
+        // small to this check and huge to p5 got a 20000 px canvas allocated.
+        if (w != null) w = Number(w);
+        if (h != null) h = Number(h);
         if (typeof w === "number" && !(w * h <= cfg.maxCanvasPixels) || w > cfg.maxCanvasSide || h > cfg.maxCanvasSide) {
           violate("canvas_too_large", `${w}x${h}`);
           throw new Error(`paintrl sandbox: canvas ${w}x${h} is larger than allowed`);
         }
-        const result = original.call(this, w, h, ...rest);
-        if (name === "createCanvas") {
-          const ctx = this.drawingContext;
-          state.webgl = !!((GL1 && ctx instanceof GL1) || (GL2 && ctx instanceof GL2));
+        if (name !== "createCanvas") return apply(original, this, [w, h, ...rest]);
+        // A new canvas replaces the last: look for its context afresh.
+        creatingCanvas += 1;
+        mainCanvas = null;
+        try {
+          return apply(original, this, [w, h, ...rest]);
+        } finally {
+          creatingCanvas -= 1;
+          state.webgl = mainCanvas !== null && mainIsWebGL;
         }
-        return result;
       });
     };
     guardSize("createCanvas");
@@ -201,8 +278,7 @@
         this.noiseSeed(cfg.seed);
       };
       lifecycles.postsetup = function () {
-        const ctx = this.drawingContext;
-        state.webgl = !!((GL1 && ctx instanceof GL1) || (GL2 && ctx instanceof GL2));
+        state.webgl = mainCanvas !== null && mainIsWebGL;
         state.width = this.width;
         state.height = this.height;
         state.hasDraw = typeof window.draw === "function";
@@ -218,6 +294,32 @@
         if (!this._loop || state.frames >= cfg.maxFrames) finish();
       };
     });
+  };
+
+  // What leaves setup()/draw(): the error itself when its message is short,
+  // else a truncated copy (seen: a 64 MB message kept the page busy past the
+  // deadline while the browser shipped it out).
+  const shortError = (e) => {
+    try {
+      const message = e instanceof Error ? e.message : String(e);
+      if (typeof message === "string" && message.length <= MAX_ERROR_CHARS) return e;
+      const name = e instanceof Error ? String(e.name).slice(0, 50) : "Error";
+      return new Error(`${name}: ${String(message).slice(0, MAX_ERROR_CHARS)} [truncated]`);
+    } catch (x) {
+      return new Error("paintrl sandbox: unprintable error");
+    }
+  };
+  const guardEntry = (fn) => function (...args) {
+    let result;
+    try {
+      result = apply(fn, this, args);
+    } catch (e) {
+      throw shortError(e);
+    }
+    if (result instanceof NativePromise) {
+      return apply(promiseThen, result, [undefined, (e) => { throw shortError(e); }]);
+    }
+    return result;
   };
 
   const run = (code, seed) => {
@@ -236,12 +338,18 @@
       return;
     }
     const script = createElement.call(document, "script");
+    if (cfg.nonce) script.nonce = cfg.nonce;  // the page's CSP runs no untagged inline script
     script.textContent = code;
     appendChild.call(document.head, script);  // runs synchronously
     if (typeof window.setup !== "function") {
       violate("no_setup", "no setup() function defined");
       finish();
       return;
+    }
+    for (const name of ["setup", "draw"]) {
+      try {
+        if (typeof window[name] === "function") window[name] = guardEntry(window[name]);
+      } catch (e) { /* made read-only by the sketch: left as it is */ }
     }
     new window.p5();
   };

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import secrets
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,10 +22,11 @@ from .libraries import load_brush, load_p5
 PAGE_PATH = "/sandbox"
 # The seed Math.random starts from while the libraries load; run() re-seeds.
 BOOT_SEED = 1
-
-CSP = "; ".join([
+# 'report-sample' puts the start of a refused script (a javascript: URL) in the
+# violation event, so the harness can name it a navigation.
+CSP_TEMPLATE = "; ".join([
     "default-src 'none'",
-    "script-src 'self' 'unsafe-inline' 'unsafe-eval'",
+    "script-src 'self' 'nonce-{nonce}' 'unsafe-eval' 'report-sample'",
     "style-src 'unsafe-inline'",
     "img-src data: blob:",
     "font-src data:",
@@ -38,10 +40,22 @@ CSP = "; ".join([
 ])
 
 
-def harness_script(config: RendererConfig) -> str:
+def content_security_policy(nonce: str) -> str:
+    """Inline scripts run only with the page's nonce (the harness, and the
+    sketch's script, which the harness tags): without 'unsafe-inline' a
+    javascript: URL is refused and reported, where it used to run unseen
+    after the sketch finished. 'unsafe-eval' stays: sketches may eval."""
+    return CSP_TEMPLATE.format(nonce=nonce)
+
+
+def harness_script(config: RendererConfig, nonce: str | None = None,
+                   silence_console: bool = False) -> str:
     """The harness as an inline <script> carrying its configuration. It must
     come before p5 and p5.brush; the editor's live preview uses it too, so a
-    sketch runs there as it does here."""
+    sketch runs there as it does here. The renderer's page silences the
+    sketch's console (nobody reads it there, and DevTools ships every line to
+    the pool: an endless stream of large lines made its tab unclosable); the
+    editor keeps it for debugging."""
     harness = resources.files(__package__).joinpath("harness.js").read_text()
     harness_config = {
         "bootSeed": BOOT_SEED,
@@ -51,15 +65,19 @@ def harness_script(config: RendererConfig) -> str:
         "maxCanvasPixels": config.max_canvas_side ** 2,
         "brushPaintMethods": sorted(BRUSH_PAINT_METHODS),
         "plainPrimitives": list(PLAIN_PRIMITIVES),
+        "nonce": nonce,
+        "silenceConsole": silence_console,
     }
-    return f'<script data-config="{html.escape(json.dumps(harness_config))}">{harness}</script>'
+    nonce_attr = f' nonce="{html.escape(nonce)}"' if nonce else ""
+    return (f'<script{nonce_attr} data-config="{html.escape(json.dumps(harness_config))}">'
+            f"{harness}</script>")
 
 
-def build_page(config: RendererConfig) -> bytes:
+def build_page(config: RendererConfig, nonce: str) -> bytes:
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>paintrl sandbox</title>
 <style>html,body{{margin:0;padding:0;background:#fff;overflow:hidden}}canvas{{display:block}}</style>
-{harness_script(config)}
+{harness_script(config, nonce, silence_console=True)}
 <script src="/lib/p5.js"></script>
 <script src="/lib/p5.brush.js"></script>
 </head><body></body></html>""".encode()
@@ -81,8 +99,12 @@ class PageServer:
     def __init__(self, config: RendererConfig) -> None:
         p5, brush = load_p5(config.library_dir), load_brush(config.library_dir)
         self.library_versions = {p5.name: p5.version, brush.name: brush.version}
+        # Fixed for the server's life: it only tells our inline scripts from
+        # injected markup (sketches may eval anyway), it guards no secret.
+        nonce = secrets.token_urlsafe(16)
+        csp = content_security_policy(nonce)
         routes = {
-            PAGE_PATH: (build_page(config), "text/html; charset=utf-8", "no-store"),
+            PAGE_PATH: (build_page(config, nonce), "text/html; charset=utf-8", "no-store"),
             "/lib/p5.js": (p5.source, "text/javascript", "public, max-age=31536000, immutable"),
             "/lib/p5.brush.js": (brush.source, "text/javascript",
                                  "public, max-age=31536000, immutable"),
@@ -99,7 +121,7 @@ class PageServer:
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Cache-Control", cache)
-                self.send_header("Content-Security-Policy", CSP)
+                self.send_header("Content-Security-Policy", csp)
                 self.end_headers()
                 self.wfile.write(body)
 

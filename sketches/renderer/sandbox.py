@@ -41,6 +41,17 @@ TAB_RENDERS = 100
 # reload made the median per-render overhead 335 ms with one tab).
 TABS = 2
 PNG_DATA_URL = "data:image/png;base64,"
+# What a render may leave on the page's origin (not the HTTP or shader caches,
+# which keep p5 compiled across renders).
+STORAGE_TYPES = "cookies,local_storage,indexeddb,cache_storage,file_systems,service_workers"
+# After the sketch finishes, the page is given this long before its account is
+# read again: a form submit, a javascript: URL, a refused frame or stylesheet
+# report back in a later task (Content-Security-Policy violation events, the
+# navigation), which a snapshot taken in the finishing task missed about 1 run
+# in 5. Measured here (2026-11-30): with 50 ms, 15 of 15 runs each of a form
+# submit, a refused frame, a javascript: URL, a setTimeout string, an @import
+# and an SVG image were flagged.
+SETTLE_S = 0.05
 
 
 class BrowserUnavailable(Exception):
@@ -83,6 +94,9 @@ class _TabWatch:
         # Seen from outside, so a sketch cannot hide it: a child frame (even an
         # about:blank one) is a fresh window without the harness's traps.
         page.on("frameattached", self._on_frame)
+        # A javascript: URL or document.open() replaces the document without
+        # any request; the main frame committing anything new is a navigation.
+        page.on("framenavigated", self._on_navigated)
         page.on("pageerror", lambda err: self.errors.append(str(err)[:500]))
 
     def reset(self) -> None:
@@ -118,6 +132,10 @@ class _TabWatch:
         if self.loaded:
             self._observe("frame", frame.url or "about:blank")
 
+    def _on_navigated(self, frame) -> None:
+        if self.loaded and frame.parent_frame is None:
+            self._observe("navigation", frame.url or "a replaced document")
+
     def _on_crash(self, _page) -> None:
         self.crashed = True
 
@@ -131,10 +149,14 @@ class _Tab:
         self.renders = 0
         self.loaded = False
         self.loading: asyncio.Task | None = None
+        self.cdp = None  # a DevTools session on this tab (storage clearing)
+        # Stuck in a loop or no longer our document: closed before reuse.
+        self.discarded = False
 
     @property
     def spent(self) -> bool:
-        return self.watch.crashed or self.page.is_closed() or self.renders >= TAB_RENDERS
+        return (self.discarded or self.watch.crashed or self.page.is_closed()
+                or self.renders >= TAB_RENDERS)
 
     async def load(self, url: str) -> None:
         self.watch.reset()
@@ -161,12 +183,15 @@ class BrowserSandbox:
     async def prepare(self) -> None:
         """Make sure a browser runs, every tab has a fresh document loaded or
         loading, and return once one is ready."""
-        if not self.alive:
-            await self._launch()
+        # Spent tabs first: closing a stuck one can cost the whole browser.
         for tab in [t for t in self._tabs if t.spent and t.loading is None]:
             await self._close_tab(tab)
+        if not self.alive:
+            await self._launch()
         while len(self._tabs) < TABS:
-            self._tabs.append(_Tab(await self._context.new_page(), self._server))
+            tab = _Tab(await self._context.new_page(), self._server)
+            tab.cdp = await self._context.new_cdp_session(tab.page)
+            self._tabs.append(tab)
         for tab in self._tabs:
             if not tab.loaded and tab.loading is None:
                 tab.loading = asyncio.ensure_future(self._load(tab))
@@ -222,9 +247,11 @@ class BrowserSandbox:
         timed_out = False
         try:
             async with asyncio.timeout(self._config.deadline_s):
+                await self._clear_storage(tab)
                 snapshot = await self._run(page, watch, code, seed)
                 if snapshot.get("width", 0) > 0 and not (watch.crashed or watch.left_page):
                     png = await self._capture(page, snapshot)
+                snapshot = await self._settle(page, watch, snapshot)
         except TimeoutError:
             timed_out = True
         except PlaywrightError as exc:
@@ -234,7 +261,10 @@ class BrowserSandbox:
                 watch.errors.append(f"renderer: {str(exc).splitlines()[0]}")
         if timed_out or watch.left_page:
             # The document may be stuck in a loop, or is not ours any more.
-            await self._close_tab(tab)
+            # The pool closes it while recycling this browser (prepare()), so
+            # the verdict does not wait for that: a page flooding the
+            # DevTools pipe took over 3 s to close, then the browser was killed.
+            tab.discarded = True
         return PageRun(
             snapshot=snapshot,
             png=png,
@@ -252,6 +282,33 @@ class BrowserSandbox:
             if snapshot.get("phase") == "done" or watch.crashed or watch.left_page:
                 return snapshot
             await asyncio.sleep(POLL_S)
+
+    async def _clear_storage(self, tab: _Tab) -> None:
+        """Forget what an earlier render stored on the page's origin. The
+        traps stop a sketch reaching storage directly, but an about:blank
+        frame's window was not trapped (now flagged `frame`) and what it wrote
+        made the next render of the same code and seed paint differently.
+        Cleared before each render: only one runs at a time in a browser."""
+        await tab.cdp.send("Storage.clearDataForOrigin", {
+            "origin": self._server.origin,
+            "storageTypes": STORAGE_TYPES,
+        })
+
+    async def _settle(self, page: Page, watch: _TabWatch, snapshot: dict) -> dict:
+        """The page's account once what the sketch set off has had SETTLE_S to
+        report; the first one where the document went away meanwhile (the
+        watch has seen why)."""
+        if watch.crashed or watch.left_page:
+            return snapshot
+        await asyncio.sleep(SETTLE_S)
+        if watch.crashed or watch.left_page:
+            return snapshot
+        try:
+            return json.loads(await page.evaluate("__paintrl.snapshot()"))
+        except PlaywrightError:
+            if not self.alive:
+                raise
+            return snapshot
 
     async def _capture(self, page: Page, snapshot: dict) -> bytes:
         """The canvas as the harness read it when the sketch finished, on white;
