@@ -215,6 +215,11 @@ def run_resume(*, run: TrainingRun) -> TrainingRun:
     run.refresh_from_db()
     if not run.launched_config:
         raise RunError(f"{run} was never launched: launch it instead")
+    if (run.progress or {}).get("imported"):
+        # Its checkpoints stayed on the machine it was exported from: resuming
+        # would start at step 0 and discard the imported steps and rollouts.
+        raise RunError(f"{run} was imported (manage.py import_run) without its checkpoints, "
+                       "so it cannot be resumed here: clone it to train again")
     stalled = run_stalled(run)
     if run.status not in RESUMABLE and not stalled:
         if run.status == Status.RUNNING:
