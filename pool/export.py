@@ -1,17 +1,21 @@
 """Export a frozen snapshot as a folder or a zip that `manage.py
-import_renders` reads back:
+import_pool_snapshot` reads back as the same snapshot (pool.snapshot_import),
+and `manage.py import_renders` as its members' sketches and renders:
 
     <snapshot-name>/
       manifest.jsonl     one line per member, in the importer's format
-      snapshot.json      name, note, time, rule, counts
+      snapshot.json      format, name, note, time, rule, counts, member count
       code/0001-hibiscus-r12.js
       png/0001-hibiscus-r12.png
 
 A manifest line: {"file": "code/....js", "prompt": "...", "png": "png/....png",
 "seed": 3, "tier": "love", "subject": "hibiscus", "pinned": false,
-"render_id": 12}. The importer reads file, prompt, png and seed and ignores
-the rest. A member whose PNG is gone from storage is exported without "png"
-(the importer then queues a render of its code at its seed)."""
+"render_id": 12}. The lines are in member order. import_renders reads file,
+prompt, png and seed and ignores the rest; import_pool_snapshot also reads
+tier, subject and pinned. A member whose PNG is gone from storage is
+exported without "png" (import_renders then queues a render of its code at
+its seed; import_pool_snapshot refuses the export, as the member's image is
+part of the snapshot)."""
 from __future__ import annotations
 
 import json
@@ -31,6 +35,11 @@ logger = logging.getLogger(__name__)
 
 MANIFEST_NAME = "manifest.jsonl"
 SUMMARY_NAME = "snapshot.json"
+# snapshot.json's "format". Raise the number when an importer of the old
+# format would misread a new export; exports made before the field existed
+# are format 1.
+EXPORT_FORMAT = "paintrl-pool-snapshot"
+EXPORT_FORMAT_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -125,6 +134,7 @@ def _png_read(member: PoolMember) -> bytes | None:
 
 def _summary(snapshot: PoolSnapshot, members: int) -> dict:
     return {
+        "format": f"{EXPORT_FORMAT}/{EXPORT_FORMAT_VERSION}",
         "name": snapshot.name,
         "note": snapshot.note,
         "created": snapshot.created.isoformat(),

@@ -1,8 +1,9 @@
 """Data that must outlive processes and machines: grades (with their
 history), a frozen pool snapshot and a training run's rows read back
 identical by a fresh process after every connection is closed; and the
-exports (grades JSONL, snapshot folder) imported into an empty database
-reproduce what they carry.
+exports imported into an empty database reproduce what they carry: the
+grades JSONL with `import_renders`, the snapshot folder with
+`import_pool_snapshot` (tests/test_pool_snapshot_import.py has its errors).
 
 What an export does not carry is asserted as such, so a change that starts
 carrying it shows up here (see /work/notes/readme_faults.md)."""
@@ -14,13 +15,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from django.conf import settings
 from django.core import serializers
 from django.core.management import call_command
 from django.db import connections
 
 from pool.export import snapshot_export_folder
 from pool.models import PoolMember, PoolSnapshot
-from pool.services import snapshot_freeze
+from pool.services import pool_pin, snapshot_freeze
+from pool.snapshot_import import snapshot_import
 from rating.export import jsonl_lines
 from rating.models import Grade, GradeChange
 from rating.services import curator_get_or_create, grade_record
@@ -140,23 +143,43 @@ class TestExportImport:
         assert set(Render.objects.values_list("status", flat=True)) == {"pending"}
         assert set(Grade.objects.values_list("source", flat=True)) == {"import"}
 
-    def test_a_snapshot_export_imported_into_an_empty_database_brings_back_its_renders(
+    def test_a_snapshot_export_imported_into_an_empty_database_reproduces_the_snapshot(
             self, transactional_db, tmp_path, settings):
         settings.MEDIA_ROOT = tmp_path / "media"
-        graded_pool()
-        snapshot = snapshot_freeze(name="exported")
-        members = sorted((m.prompt, m.code, m.seed, (tmp_path / "media" / m.png).read_bytes())
-                         for m in snapshot.members.all())
+        renders = graded_pool()
+        (poppy,) = pool_renders_create(1, prompt="a poppy", start=4)
+        grade_record(render=poppy, curator=curator_get_or_create(username="ana"), value="nope")
+        pool_pin(render=poppy, action="in", tier="okay", reason="the one poppy we have")
+        snapshot = snapshot_freeze(name="exported", note="references for run 7")
+        before = snapshot_view(snapshot)
+        assert [m[:3] for m in before["members"]] == [
+            ("love", "hibiscus", False), ("okay", "hibiscus", False),
+            ("okay", "hibiscus", False), ("okay", "hibiscus", False), ("okay", "poppy", True)]
         summary = snapshot_export_folder(snapshot, tmp_path / "export")
-        assert summary.members == summary.pngs == len(members) and not summary.missing_pngs
+        assert summary.members == summary.pngs == len(renders) + 1 and not summary.missing_pngs
 
         call_command("flush", interactive=False, verbosity=0)
-        report = import_path(tmp_path / "export", queue_renders=False)
-        assert report.counts["imported"] == len(members) and report.counts["errors"] == 0
-        renders = Render.objects.select_related("sketch")
-        assert sorted((r.sketch.prompt, r.sketch.code, r.seed, Path(r.png.path).read_bytes())
-                      for r in renders) == members
-        assert {r.status for r in renders} == {"ok"}
-        # No import path recreates the snapshot itself (name, rule, tiers,
-        # pins): the export's snapshot.json and manifest tiers are read by no one.
-        assert PoolSnapshot.objects.count() == 0
+        assert PoolSnapshot.objects.count() == Render.objects.count() == 0
+        result = snapshot_import(path=tmp_path / "export")
+        assert (result.renders_new, result.renders_reused) == (5, 0)
+        imported = PoolSnapshot.objects.get()
+        assert snapshot_view(imported) == before
+        # Each member points at an ok render of its code at its seed, holding the PNG.
+        for member in imported.members.select_related("render__sketch"):
+            render = member.render
+            assert (render.status, render.sketch.code, render.seed, render.png.name) == (
+                "ok", member.code, member.seed, member.png)
+        # What the export does not carry: who froze it and when (the import's time).
+        assert imported.created_by is None and imported.created > snapshot.created
+
+
+def snapshot_view(snapshot: PoolSnapshot) -> dict:
+    """What a snapshot is: its name, note, rule and counts, and its members in
+    order with tier, subject, pin, prompt, code, seed and PNG bytes."""
+    media = Path(settings.MEDIA_ROOT)
+    return {
+        "name": snapshot.name, "note": snapshot.note, "rule": snapshot.rule,
+        "counts": snapshot.counts,
+        "members": [(m.tier, m.subject, m.pinned, m.prompt, m.code, m.seed,
+                     (media / m.png).read_bytes()) for m in snapshot.members.order_by("pk")],
+    }

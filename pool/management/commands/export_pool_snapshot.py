@@ -2,7 +2,8 @@
 
 Writes a frozen pool snapshot (named, or given by id) as a folder of PNGs,
 code and manifest.jsonl, or as a zip when OUT ends in .zip. The result
-imports with `python manage.py import_renders OUT`."""
+imports as the same snapshot with `python manage.py import_pool_snapshot OUT`,
+or as plain renders with `python manage.py import_renders OUT`."""
 from __future__ import annotations
 
 from pathlib import Path
