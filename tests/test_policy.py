@@ -177,7 +177,9 @@ class TestCommand:
             call_command("bootstrap_policy", out=str(out), **self.ARGS)
         call_command("bootstrap_policy", out=str(out), force=True, seed=1, **self.ARGS)
         assert json.loads((out / POLICY_RECORD).read_text())["corpus"]["painter_seeds"] == [1, 24]
-        assert sorted(p.name for p in tmp_path.iterdir()) == ["policy"]
+        # The policy and its build's status and lock beside it; no staging left.
+        assert sorted(p.name for p in tmp_path.iterdir()) == [
+            ".policy.build.json", ".policy.build.lock", "policy"]
 
     def test_never_replaces_a_folder_that_is_not_a_policy(self, tmp_path):
         (tmp_path / "notes.txt").write_text("mine")

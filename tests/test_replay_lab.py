@@ -53,7 +53,7 @@ class TestSelection:
         local = Judge.objects.get(name="local")
         run = TrainingRun.objects.create(
             name="run", prompt_set=PromptSet.objects.get(),
-            system_prompt=SystemPrompt.objects.get(), rubric=presets()[0], judge=local,
+            system_prompt=SystemPrompt.objects.get(version=2), rubric=presets()[0], judge=local,
             scorer=local)
         for n, render in enumerate(world.renders[:8] + [world.rejected]):
             Rollout.objects.create(run=run, step=1 + n // 4, group=(n // 2) % 2, index=n % 2,
