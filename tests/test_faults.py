@@ -16,7 +16,6 @@ import sys
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 import redis
 from django.db import connection
@@ -27,7 +26,7 @@ from sketches.models import Render
 from tests.conftest import chromium_path, read_sketch
 from tests.pool_data import grades_give, pool_renders_create
 from tests.tcp_proxy import TcpProxy
-from tests.workers import TEST_REDIS_URL, database_url, wait_for
+from tests.workers import TEST_REDIS_URL, database_url, wait_for, worker_kill
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,18 +56,6 @@ def worker_stop(proc: subprocess.Popen) -> None:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             worker_kill(proc)
-
-
-def worker_kill(proc: subprocess.Popen) -> None:
-    """SIGKILL, as a lost machine would: the worker and its browsers."""
-    children = psutil.Process(proc.pid).children(recursive=True)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    for child in children:
-        try:
-            os.kill(child.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def pending_renders(count: int) -> list[int]:

@@ -12,13 +12,10 @@ rollouts of one prompt different totals."""
 from __future__ import annotations
 
 import importlib.util
-import os
 import shutil
-import signal
 import time
 from datetime import timedelta
 
-import psutil
 import pytest
 from django.db.models import Count
 from django.utils import timezone
@@ -26,7 +23,7 @@ from django.utils import timezone
 from sketches.models import Render, Sketch
 from tests import policy_data
 from tests.conftest import read_sketch
-from tests.workers import run_worker, wait_for
+from tests.workers import run_worker, wait_for, worker_kill
 from training.models import (
     Judge,
     PromptSet,
@@ -91,18 +88,6 @@ def train_worker_start(tmp_path, settings):
 
 def worker_stop(worker) -> None:
     next(worker, None)
-
-
-def worker_kill(proc) -> None:
-    """SIGKILL, as a lost machine would: the worker and its browsers."""
-    children = psutil.Process(proc.pid).children(recursive=True)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    for child in children:
-        try:
-            os.kill(child.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import redis
 from django.db import connection
 
@@ -72,3 +73,15 @@ def wait_for(predicate, timeout: float = 90.0, worker=None):
     raise AssertionError("timed out waiting")
 
 
+
+
+def worker_kill(proc) -> None:
+    """SIGKILL, as a lost machine would: the worker and its browsers."""
+    children = psutil.Process(proc.pid).children(recursive=True)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    for child in children:
+        try:
+            os.kill(child.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
