@@ -83,3 +83,11 @@ def test_a_failed_build_is_recorded_with_its_error(tmp_path):
         call_command("bootstrap_policy", "--out", str(out), *SMALL)
     status = build_status(out)
     assert status.state == FAILED and "is not a policy folder" in status.message
+
+
+@pytest.mark.parametrize("bad", [["--count", "0"], ["--evaluate", "-1"], ["--minutes", "0"]])
+def test_bad_options_fail_here_before_anything_is_queued(tmp_path, bad):
+    out = tmp_path / "policy"
+    with pytest.raises(CommandError):
+        call_command("bootstrap_policy", "--out", str(out), "--queue", "--size", "test", *bad)
+    assert not status_path(out).exists()

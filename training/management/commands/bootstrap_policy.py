@@ -59,25 +59,22 @@ class Command(BaseCommand):
                 return
             raise CommandError(f"a policy already exists at {target}; pass --force to "
                                "replace it")
-        if queue:
-            self._queue(target, size=size, minutes=minutes, steps=steps, count=count, seed=seed,
-                        evaluate=evaluate, render=render, threads=threads, force=force, lr=lr,
-                        shortest=shortest, logit_scale=logit_scale)
-            return
         recipe = RECIPES[size]
-        if minutes is None and steps is None:
-            minutes = recipe["minutes"]
-        count = recipe["count"] if count is None else count
-        if count < 1:
-            raise CommandError("--count must be at least 1")
-        if evaluate < 0:
-            raise CommandError("--evaluate must be 0 or more")
+        if (count is not None and count < 1) or evaluate < 0:
+            raise CommandError("--count must be at least 1 and --evaluate 0 or more")
         try:
-            sft = SftConfig(minutes=minutes, max_steps=steps, seed=seed, threads=threads,
+            sft = SftConfig(minutes=minutes if minutes is not None or steps is not None
+                            else recipe["minutes"], max_steps=steps, seed=seed, threads=threads,
                             learning_rate=_given(lr, recipe["learning_rate"]),
                             batch_size=recipe["batch_size"], log_every=PROGRESS_EVERY)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
+        if queue:  # checked here first, so a bad option fails now, not on the worker
+            self._queue(target, size=size, minutes=minutes, steps=steps, count=count, seed=seed,
+                        evaluate=evaluate, render=render, threads=threads, force=force, lr=lr,
+                        shortest=shortest, logit_scale=logit_scale)
+            return
+        count = recipe["count"] if count is None else count
         self.stdout.write(f"building the {size!r} policy in {target}")
         try:
             with build_tracked(target) as tracker:
