@@ -289,7 +289,7 @@ class TrainingRun(models.Model):
         default=1, help_text="Groups per step: the batch is this times num_generations.")
     max_steps = models.PositiveIntegerField(default=30)
     learning_rate = models.FloatField(
-        default=1e-3, help_text="1e-3 suits the built-in tiny policy (benchmarks/grpo_bench.py); "
+        default=3e-4, help_text="3e-4 suits the built-in tiny policy (benchmarks/grpo_bench.py); "
                                 "a full-size checkpoint wants about 1e-6 to 1e-5.")
     lr_schedule = models.CharField(max_length=10, choices=Schedule.choices,
                                    default=Schedule.CONSTANT)
