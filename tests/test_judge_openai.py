@@ -126,13 +126,16 @@ class TestFailures:
         assert any("2 of 2 requests failed (HTTP 400)" in n for n in judge.notices)
 
     def test_a_slow_server_times_out_in_bounded_time(self):
-        with FakeVisionServer(delay_s=3.0) as server:
+        delay_s = 3.0
+        with FakeVisionServer(delay_s=delay_s) as server:
             judge = judge_for(server, timeout_s=0.3, retries=1)
             started = time.monotonic()
             assert judge.compare([(RICH, POOR)], [PROMPT]) == [None]
             elapsed = time.monotonic() - started
-        assert elapsed < 2.5
         assert any("2 of 2 requests failed (timeout)" in n for n in judge.notices)
+        # Not a speed target: waiting out the slow reply on both attempts would
+        # take 2 x 3 s; a loaded CI machine once took 3.5 s with the timeouts.
+        assert elapsed < 2 * delay_s
 
     def test_nothing_listening_is_none_with_a_notice(self):
         with FakeVisionServer() as server:
