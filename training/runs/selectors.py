@@ -4,6 +4,8 @@ rollouts; its rollouts per step, best and worst of each group. Also the
 presets a new run starts from in the admin."""
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.db.models import OuterRef, QuerySet, Subquery
 
@@ -14,6 +16,9 @@ from ..charts import lines_svg
 from ..diagnostics import rubric_diagnostics
 from ..lab.selectors import diagnostics_column
 from ..models import Judge, PromptSet, Rubric, SystemPrompt, TrainingRun, TrainingStep
+from ..policy import builtin_policy_dir
+from ..policy.build import POLICY_RECORD, policy_exists
+from ..policy.build_status import build_status
 from ..presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
 from ..rubrics import RubricError, SignalSpec, signal_specs
 
@@ -114,12 +119,6 @@ def builtin_policy_state() -> dict:
     """The built-in policy for the runs page: ready (with what its build
     measured), being built (share done, ETA, phase), or missing, failed or
     stopped (with the command that builds it)."""
-    import json
-
-    from ..policy import builtin_policy_dir
-    from ..policy.build import POLICY_RECORD, policy_exists
-    from ..policy.build_status import build_status
-
     path = builtin_policy_dir()
     state = {"path": path, "ready": policy_exists(path), "build": build_status(path)}
     if state["ready"]:

@@ -39,6 +39,7 @@ from sketches.models import Render, Sketch
 
 from ..models import Rollout, TrainingRun, TrainingStep
 from ..policy import policy_path
+from ..policy.build import policy_exists
 from ..policy.build_status import BUILDING, build_status
 from ..rubrics import PAIRWISE, RubricError, signal_specs
 from . import conf
@@ -90,7 +91,7 @@ def run_problems(run: TrainingRun) -> list[str]:
     """Everything that would stop the run, each said so the user can fix it."""
     problems = []
     path = policy_path(run.base_model)
-    if not (path / "config.json").is_file():
+    if not policy_exists(path):
         problems.append(_policy_missing(path))
     try:
         specs = signal_specs(run.rubric.signals)
