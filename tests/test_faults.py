@@ -25,6 +25,7 @@ from sketches import services
 from sketches.models import Render
 from tests.conftest import chromium_path, read_sketch
 from tests.pool_data import grades_give, pool_renders_create
+from tests.postgresql import on_postgresql
 from tests.tcp_proxy import TcpProxy
 from tests.workers import TEST_REDIS_URL, database_url, wait_for, worker_kill
 
@@ -281,10 +282,7 @@ def manage_shell(code: str, database: str) -> str:
 class TestDatabaseCut:
     def test_a_snapshot_cut_off_mid_freeze_leaves_nothing_and_freezes_once_back(
             self, request, transactional_db, tmp_path, settings):
-        if connection.vendor != "postgresql":
-            from tests.test_rating_concurrency import _rerun_on_postgresql
-
-            _rerun_on_postgresql(request.node.nodeid)
+        if not on_postgresql(request):
             return
         settings.MEDIA_ROOT = tmp_path
         for render in pool_renders_create(3):
@@ -338,10 +336,7 @@ class TestDatabaseCutDuringImport:
         from rating.models import Grade
         from sketches.models import Sketch
 
-        if connection.vendor != "postgresql":
-            from tests.test_rating_concurrency import _rerun_on_postgresql
-
-            _rerun_on_postgresql(request.node.nodeid)
+        if not on_postgresql(request):
             return
         settings.MEDIA_ROOT = tmp_path
         redis.Redis.from_url(TEST_REDIS_URL).flushdb()  # renders are queued there, not run
@@ -390,10 +385,7 @@ class TestDatabaseCutUnderTheRenderWorker:
         from paintrl_site.celery import app
         from sketches.tasks import render_task
 
-        if connection.vendor != "postgresql":
-            from tests.test_rating_concurrency import _rerun_on_postgresql
-
-            _rerun_on_postgresql(request.node.nodeid)
+        if not on_postgresql(request):
             return
         app.conf.update(broker_url=TEST_REDIS_URL, result_backend=TEST_REDIS_URL)
         redis.Redis.from_url(TEST_REDIS_URL).flushdb()
@@ -446,10 +438,7 @@ def http_get(url: str, session: str) -> tuple[int, dict, str]:
 class TestDatabaseCutUnderTheWebApp:
     def test_a_page_that_loses_the_database_answers_503_and_works_once_back(
             self, request, transactional_db, client, tmp_path):
-        if connection.vendor != "postgresql":
-            from tests.test_rating_concurrency import _rerun_on_postgresql
-
-            _rerun_on_postgresql(request.node.nodeid)
+        if not on_postgresql(request):
             return
         from django.conf import settings
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import redis
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.db.models import Count
 
 from rating.models import Grade
@@ -36,7 +35,7 @@ from tests.load_harness import (
     report_lines,
     users_create,
 )
-from tests.test_rating_concurrency import _rerun_on_postgresql
+from tests.postgresql import on_postgresql
 from tests.workers import TEST_REDIS_URL, database_url
 
 CURATORS = 8
@@ -50,8 +49,7 @@ User = get_user_model()
 
 def test_eight_curators_grading_during_imports_lose_and_duplicate_no_grade(
         request, transactional_db, tmp_path, settings):
-    if connection.vendor != "postgresql":
-        _rerun_on_postgresql(request.node.nodeid)
+    if not on_postgresql(request):
         return
     settings.MEDIA_ROOT = tmp_path / "media"
     renders_seed(RENDERS)

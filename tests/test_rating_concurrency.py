@@ -7,34 +7,26 @@ pointing at PAINTRL_TEST_POSTGRES_URL (default: the CI database), and fails,
 saying so, when PostgreSQL cannot be reached. It never skips."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import threading
 from collections import Counter
-from pathlib import Path
 
-import pytest
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
 from rating.models import Claim, Grade
 from sketches.models import Render, Sketch, code_hash
+from tests.postgresql import on_postgresql
 from tests.rating_data import curator_create
 
-POSTGRES_URL = os.environ.get("PAINTRL_TEST_POSTGRES_URL",
-                              "postgres://postgres@127.0.0.1:5432/test")
 CURATORS = 4
 GRADES_EACH = 200
 PREFETCH = 5
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_four_curators_grading_at_once_never_double_grade_or_lose_a_grade(
         request, settings, transactional_db):
-    if connection.vendor != "postgresql":
-        _rerun_on_postgresql(request.node.nodeid)
+    if not on_postgresql(request):
         return
     settings.PAINTRL_GRADE_OVERLAP = 1
     settings.PAINTRL_GRADE_PREFETCH = PREFETCH
@@ -111,20 +103,3 @@ def _gradable_renders(count: int) -> None:
     Render.objects.bulk_create(
         [Render(sketch=s, seed=0, status=Render.Status.OK, png=f"renders/{s.pk}.png")
          for s in sketches])
-
-
-def _rerun_on_postgresql(nodeid: str) -> None:
-    import psycopg
-
-    try:
-        psycopg.connect(POSTGRES_URL, connect_timeout=5).close()
-    except psycopg.OperationalError as exc:
-        pytest.fail(f"this test needs PostgreSQL at {POSTGRES_URL} (set "
-                    f"PAINTRL_TEST_POSTGRES_URL to another): {exc}".strip())
-    env = {**os.environ, "DATABASE_URL": POSTGRES_URL}
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", nodeid, "-q", "-p", "no:cacheprovider", "--create-db"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
-    if result.returncode != 0:
-        pytest.fail(f"on PostgreSQL ({POSTGRES_URL}) the test failed:\n"
-                    f"{result.stdout[-6000:]}\n{result.stderr[-2000:]}")
