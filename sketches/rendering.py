@@ -14,7 +14,9 @@ OK = "ok"
 REJECTED = "rejected"
 UNAVAILABLE = "unavailable"
 # Bump when a change to the harness or gate can change a verdict or pixels.
-HARNESS_VERSION = 2  # 2: print/service-worker traps, settle before the verdict, CSP nonce
+# 2: print/service-worker traps, settle before the verdict, CSP nonce
+# 3: fill masks on CPU canvases at GPU precision; a timed-out render keeps its evidence
+HARNESS_VERSION = 3
 
 
 @dataclass(frozen=True)

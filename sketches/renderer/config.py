@@ -42,6 +42,11 @@ class RendererConfig:
     # V8 heap per page: a sketch that allocates without bound crashes its own
     # renderer process here instead of taking the machine's memory.
     js_heap_mb: int = 512
+    # p5.brush's fill masks on CPU canvases at the GPU's blend precision (see
+    # harness.js): 4-7x faster drawing on the painter's good tier. False is the
+    # renderer before harness 3 (masks on SwiftShader), kept so benchmarks and
+    # the fidelity test can put the two side by side.
+    cpu_fill_masks: bool = True
     library_dir: Path = field(default_factory=libraries.default_library_dir)
 
     def __post_init__(self) -> None:

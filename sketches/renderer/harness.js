@@ -85,6 +85,65 @@
     configurable: false,
   });
 
+  // Fill masks on the CPU, at the GPU's precision. p5.brush lays every
+  // watercolour fill on an OffscreenCanvas 2D mask: hundreds of translucent
+  // polygons and erasing circles. Accelerated, that canvas rasterises through
+  // SwiftShader: a hibiscus with seven fills drew in 24.8 s, against 1.7 s on
+  // a CPU canvas (2 cores, 2026-12-01). But a solid colour on a CPU canvas
+  // goes through Skia's legacy blitter, which quantises the colour to 8 bits
+  // and truncates each blend: a layer at alpha 0.0145 (3.7/255) adds 4 and
+  // then 3 per layer on the GPU and 4 for ever on the CPU, 0.002 adds 1 per
+  // layer on the GPU and nothing after the first on the CPU, so washes came
+  // out pale (0.96 levels off per channel). Painted with a one-colour
+  // gradient, the same fill takes Skia's float pipeline, which blends as the
+  // GPU does: measured here, identical alpha, layer after layer, for alphas
+  // from 0.002 to 0.3, source-over and destination-out. What stays different
+  // is edge coverage (the GPU canvas uses 4x MSAA, the CPU exact area).
+  // Doing this in the page (not a browser flag) gives the editor's preview in
+  // a curator's own Chrome, GPU or not, the picture the renderer makes.
+  const offscreenGetContext = OffscreenCanvas.prototype.getContext;
+  const weakGet = WeakMap.prototype.get;
+  const weakSet = WeakMap.prototype.set;
+  if (cfg.cpuFillMasks) defineProperty(OffscreenCanvas.prototype, "getContext", {
+    value: function (type, options, ...rest) {
+      const kind = String(type);
+      if (kind === "2d") options = { ...options, willReadFrequently: true };
+      return apply(offscreenGetContext, this, [kind, options, ...rest]);
+    },
+    writable: false,
+    configurable: false,
+  });
+  const context2D = OffscreenCanvasRenderingContext2D.prototype;
+  const createLinearGradient = context2D.createLinearGradient;
+  const addColorStop = CanvasGradient.prototype.addColorStop;
+  for (const prop of cfg.cpuFillMasks ? ["fillStyle", "strokeStyle"] : []) {
+    const native = Object.getOwnPropertyDescriptor(context2D, prop);
+    const shown = new WeakMap();  // context -> [the gradient set, the colour it stands for]
+    defineProperty(context2D, prop, {
+      get() {
+        const value = apply(native.get, this, []);
+        const entry = apply(weakGet, shown, [this]);
+        return entry && entry[0] === value ? entry[1] : value;
+      },
+      set(value) {
+        apply(native.set, this, [value]);
+        if (typeof value !== "string") return;
+        const parsed = apply(native.get, this, []);
+        if (typeof parsed !== "string") return;  // not a colour: ignored, as natively
+        // The stops take the colour as written: the serialised form rounds
+        // alpha to 8 bits, which is the error this avoids.
+        const gradient = apply(createLinearGradient, this, [0, 0, 1, 0]);
+        try {
+          apply(addColorStop, gradient, [0, value]);
+          apply(addColorStop, gradient, [1, value]);
+        } catch (e) { return; }
+        apply(native.set, this, [gradient]);
+        apply(weakSet, shown, [this, [gradient, parsed]]);
+      },
+      configurable: false,
+    });
+  }
+
   // print() opens the browser's print dialog. Replaced before p5 loads, so
   // p5's print() (which calls the window.print it finds at load time) gets
   // the trap too; configurable, because p5's global mode redefines `print`.

@@ -67,6 +67,7 @@ def harness_script(config: RendererConfig, nonce: str | None = None,
         "plainPrimitives": list(PLAIN_PRIMITIVES),
         "nonce": nonce,
         "silenceConsole": silence_console,
+        "cpuFillMasks": config.cpu_fill_masks,
     }
     nonce_attr = f' nonce="{html.escape(nonce)}"' if nonce else ""
     return (f'<script{nonce_attr} data-config="{html.escape(json.dumps(harness_config))}">'
