@@ -1,5 +1,19 @@
-"""Render benchmark: what does the browser pool buy over a browser per sketch?
+"""Render benchmark, in two parts (both by default; --part picks one).
 
+Part "masks": what do CPU fill masks (harness 3) buy over masks on SwiftShader,
+and does the picture stay? Paints --painter-seeds seeds of the procedural
+painter (the seed picks the subject, so 48 seeds hold every subject four times
+and every tier) at --size px and renders each twice, today's way
+(RendererConfig(cpu_fill_masks=False), the renderer before harness 3) and the
+new way, one after the other in two one-browser pools that live side by side,
+so the machine's noise falls on both alike. Per tier and overall it prints
+throughput (renders per second of wall time) and the ratio new/old, and beside
+it the fidelity: mean absolute difference per channel (mean and worst sketch)
+and the share of pixels off by more than 10 levels in any channel (pooled and
+worst sketch). Targets: good tier >= 5x, overall >= 3x; fidelity <= 0.3
+levels and <= 0.5 % of pixels.
+
+Part "pool": what does the browser pool buy over a browser per sketch?
 Renders every sketch in benchmarks/corpus/ (p5.brush sketches of mixed cost:
 mostly strokes and hatches, some with one watercolour fill, two with several)
 three ways, in one run:
@@ -19,7 +33,8 @@ least 3x naive throughput, and a median overhead (sequential, (b)) of at most
 
 Run from the repository root (no Django needed):
 
-    .venv/bin/python benchmarks/render_bench.py [--limit N] [--seed S] [--verbose]
+    .venv/bin/python benchmarks/render_bench.py [--part masks|pool|all]
+        [--painter-seeds 48] [--size 400] [--limit N] [--seed S] [--verbose]
 
 Figures depend on the machine (SwiftShader draws on the CPU) and on whatever
 else it is running; compare runs on the same machine only.
@@ -27,6 +42,7 @@ else it is running; compare runs on the same machine only.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import statistics
 import sys
@@ -38,12 +54,114 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from sketches.painter import paint  # noqa: E402
 from sketches.renderer import RendererConfig, RenderPool  # noqa: E402
 from sketches.rendering import OK, render_text  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 TARGET_SPEEDUP = 3.0
 TARGET_MEDIAN_OVERHEAD_MS = 100.0
+TIERS = ("good", "fair", "bad")
+TARGET_MASK_SPEEDUP = {"good": 5.0, "overall": 3.0}
+TARGET_MAD = 0.3  # levels per channel
+TARGET_OFF_SHARE = 0.005  # pixels off by more than OFF_LEVELS
+OFF_LEVELS = 10
+# Old-way renders of the good tier drew for up to ~25 s at 400 px: give both
+# ways room, so the comparison times paintings, not the deadline.
+MASKS_DEADLINE_S = 120.0
+
+
+@dataclass
+class MaskPair:
+    seed: int
+    subject: str
+    tier: str
+    old_s: float
+    new_s: float
+    mad: float | None  # None: one of the two had no picture
+    off_share: float | None
+    statuses: tuple[str, str]
+
+
+def pixels(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(np.int16)
+
+
+def compare_pictures(old_png: bytes | None,
+                     new_png: bytes | None) -> tuple[float | None, float | None]:
+    """Mean absolute difference per channel, and the share of pixels off by
+    more than OFF_LEVELS in any channel."""
+    if not old_png or not new_png:
+        return None, None
+    old, new = pixels(old_png), pixels(new_png)
+    if old.shape != new.shape:
+        return None, None
+    diff = np.abs(old - new)
+    return float(diff.mean()), float((diff.max(axis=2) > OFF_LEVELS).mean())
+
+
+def run_masks(seeds: int, size: int, render_seed: int) -> list[MaskPair]:
+    pairs = []
+    old_config = RendererConfig(browsers=1, cpu_fill_masks=False, deadline_s=MASKS_DEADLINE_S)
+    new_config = RendererConfig(browsers=1, cpu_fill_masks=True, deadline_s=MASKS_DEADLINE_S)
+    with RenderPool(old_config) as old_pool, RenderPool(new_config) as new_pool:
+        for seed in range(seeds):
+            sketch = paint(seed, size=size)
+            old_s, old = timed_render(old_pool, sketch.code, render_seed)
+            new_s, new = timed_render(new_pool, sketch.code, render_seed)
+            mad, off = compare_pictures(old.png, new.png)
+            pairs.append(MaskPair(seed, sketch.meta["subject"], sketch.meta["quality"],
+                                  old_s, new_s, mad, off, (old.status, new.status)))
+            print(f"  seed {seed:3d} {sketch.meta['quality']:4} {sketch.meta['subject']:14} "
+                  f"old {old_s:6.2f} s  new {new_s:5.2f} s  "
+                  f"mad {'-' if mad is None else f'{mad:.3f}'}", flush=True)
+    return pairs
+
+
+def report_masks(pairs: list[MaskPair]) -> None:
+    print()
+    print(f"{'tier':8} {'n':>3} {'old r/s':>8} {'new r/s':>8} {'new/old':>8} "
+          f"{'mad mean':>8} {'mad max':>8} {'>10 pool':>8} {'>10 max':>8}")
+    groups = {tier: [p for p in pairs if p.tier == tier] for tier in TIERS}
+    groups["overall"] = pairs
+    ratios = {}
+    for name, group in groups.items():
+        if not group:
+            continue
+        old_rate = len(group) / sum(p.old_s for p in group)
+        new_rate = len(group) / sum(p.new_s for p in group)
+        ratios[name] = new_rate / old_rate
+        compared = [p for p in group if p.mad is not None]
+        mads = [p.mad for p in compared]
+        offs = [p.off_share for p in compared]
+        print(f"{name:8} {len(group):3d} {old_rate:8.3f} {new_rate:8.3f} {ratios[name]:7.2f}x "
+              f"{np.mean(mads):8.3f} {max(mads):8.3f} {100 * np.mean(offs):7.3f}% "
+              f"{100 * max(offs):7.3f}%")
+    mismatched = [p for p in pairs if p.statuses[0] != p.statuses[1]]
+    uncompared = [p for p in pairs if p.mad is None]
+    print(f"verdicts that differ between the ways: {len(mismatched)}"
+          + "".join(f"\n  seed {p.seed}: {p.statuses[0]} -> {p.statuses[1]}" for p in mismatched))
+    print(f"pairs without two pictures to compare: {len(uncompared)}")
+    worst = sorted((p for p in pairs if p.mad is not None), key=lambda p: -p.mad)[:3]
+    print("largest differences: " + ", ".join(
+        f"seed {p.seed} ({p.subject}, {p.tier}) mad {p.mad:.3f} >10 {100 * p.off_share:.2f}%"
+        for p in worst))
+    for name, target in TARGET_MASK_SPEEDUP.items():
+        if name in ratios:
+            print(f"{'PASS' if ratios[name] >= target else 'MISS'}  {name} throughput "
+                  f"{ratios[name]:.2f}x today's (target >= {target:.0f}x)")
+    compared = [p for p in pairs if p.mad is not None]
+    mean_mad = float(np.mean([p.mad for p in compared]))
+    pooled_off = float(np.mean([p.off_share for p in compared]))
+    over = [p.seed for p in compared if p.mad > TARGET_MAD or p.off_share > TARGET_OFF_SHARE]
+    print(f"{'PASS' if mean_mad <= TARGET_MAD else 'MISS'}  corpus mean absolute difference "
+          f"{mean_mad:.3f} levels (target <= {TARGET_MAD})")
+    print(f"{'PASS' if pooled_off <= TARGET_OFF_SHARE else 'MISS'}  corpus share of pixels off "
+          f"by > {OFF_LEVELS}: {100 * pooled_off:.3f} % (target <= {100 * TARGET_OFF_SHARE:.1f} %)")
+    print(f"sketches over either bound on their own: {len(over)} of {len(compared)} {over}")
 
 
 @dataclass
@@ -120,16 +238,31 @@ def p95(values: list[float]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("masks", "pool", "all"), default="all")
+    parser.add_argument("--painter-seeds", type=int, default=48,
+                        help="painter seeds for the masks part (default 48)")
+    parser.add_argument("--size", type=int, default=400,
+                        help="painter canvas side for the masks part (default 400)")
     parser.add_argument("--limit", type=int, default=None, help="use the first N sketches")
     parser.add_argument("--seed", type=int, default=0, help="render seed (default 0)")
     parser.add_argument("--verbose", action="store_true", help="also print per-sketch times")
     args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} CPUs (os.cpu_count())")
+    if args.part in ("masks", "all"):
+        print(f"masks: {args.painter_seeds} painter seeds at {args.size} px, render seed "
+              f"{args.seed}, old way then new way per sketch", flush=True)
+        report_masks(run_masks(args.painter_seeds, args.size, args.seed))
+    if args.part in ("pool", "all"):
+        print()
+        run_pool_part(args)
 
+
+def run_pool_part(args: argparse.Namespace) -> None:
     files = sorted(CORPUS.glob("*.js"))[: args.limit]
     sketches = {f.stem: f.read_text() for f in files}
     n = len(sketches)
-    print(f"machine: {os.cpu_count()} CPUs (os.cpu_count()); default pool size "
-          f"{RendererConfig().browsers} browsers; {n} sketches, seed {args.seed}")
+    print(f"pool: default pool size {RendererConfig().browsers} browsers; {n} sketches, "
+          f"seed {args.seed}")
 
     modes = []
     for run in (run_naive, run_sequential, run_concurrent):
