@@ -1,0 +1,140 @@
+"""Demo render benchmark: how long does a fresh `make demo` take to render its
+whole corpus on this machine, with the built-in policy building beside it?
+
+Does what `make demo` does, in a throwaway folder (its own SQLite database,
+media folder and policy folder, Redis database 13): migrate, seed_corpus
+--count N, bootstrap_policy --if-missing --queue, then starts the Procfile's
+render, default and train workers, and watches the renders until none is
+pending, printing progress every --every seconds. It ends with the time from
+the workers' start to the last render, renders per minute, the verdicts, and
+where the policy build was by then. Nothing of the throwaway run is kept.
+
+    .venv/bin/python benchmarks/demo_renders.py [--count 1664] [--every 30] [--no-policy]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from training.policy.build_status import BUILDING, build_status  # noqa: E402
+
+PYTHON = sys.executable
+REDIS_URL = "redis://127.0.0.1:6379/13"
+# The Procfile's workers, as honcho starts them for make demo.
+WORKERS = {
+    "render": ["-Q", "render", "-P", "threads", "-c",
+               os.environ.get("PAINTRL_RENDER_BROWSERS", "2"), "-n", "render@bench"],
+    "default": ["-Q", "default", "-c", "1", "-n", "default@bench"],
+    "train": ["-Q", "train", "-c", "1", "-n", "train@bench"],
+}
+
+
+def manage(env: dict, *args: str) -> None:
+    subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def counts(db: Path) -> dict[str, int]:
+    with sqlite3.connect(db, timeout=30) as conn:
+        return dict(conn.execute("SELECT status, COUNT(*) FROM sketches_render GROUP BY status"))
+
+
+def policy_state(policy_dir: Path) -> str:
+    status = build_status(policy_dir)
+    if status is None:
+        return "not started"
+    return f"{status.state}, {100 * status.done:.0f} % of SFT, {status.message[:60]}"
+
+
+def policy_building(policy_dir: Path) -> bool:
+    status = build_status(policy_dir)
+    return status is None or status.state == BUILDING
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=1664)
+    parser.add_argument("--every", type=float, default=30.0)
+    parser.add_argument("--no-policy", action="store_true", help="do not build the policy")
+    parser.add_argument("--policy-dir", type=Path, default=None,
+                        help="build the policy here and keep it (default: thrown away)")
+    parser.add_argument("--wait-policy", action="store_true",
+                        help="after the renders, go on until the policy build ends")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="paintrl-demo-bench-") as tmp:
+        tmp = Path(tmp)
+        db = tmp / "demo.sqlite3"
+        policy_dir = args.policy_dir or tmp / "policies" / "builtin"
+        policy_dir.parent.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "DATABASE_URL": f"sqlite:///{db}",
+               "PAINTRL_MEDIA_ROOT": str(tmp / "media"), "PAINTRL_POLICY_DIR": str(policy_dir),
+               "REDIS_URL": REDIS_URL}
+        subprocess.run(["redis-cli", "-n", "13", "flushdb"], check=True, stdout=subprocess.DEVNULL)
+        manage(env, "migrate", "--noinput")
+        procs = []
+        try:
+            start = time.monotonic()
+            for name, worker_args in WORKERS.items():
+                log = open(tmp / f"{name}.log", "w")
+                procs.append(subprocess.Popen(
+                    [PYTHON, "-m", "celery", "-A", "paintrl_site", "worker", *worker_args,
+                     "--loglevel", "WARNING"], cwd=ROOT, env=env, stdout=log, stderr=log,
+                    start_new_session=True))
+            manage(env, "seed_corpus", "--count", str(args.count))
+            if not args.no_policy:
+                manage(env, "bootstrap_policy", "--if-missing", "--queue")
+            seeded = time.monotonic() - start
+            print(f"seeded {args.count} sketches in {seeded:.0f} s; workers started", flush=True)
+            while True:
+                time.sleep(args.every)
+                now = counts(db)
+                pending = now.get("pending", 0)
+                done = sum(now.values()) - pending
+                elapsed = time.monotonic() - start
+                rate = done / elapsed * 60
+                eta = pending / rate if rate else float("inf")
+                print(f"{elapsed / 60:6.1f} min  {done}/{sum(now.values())} rendered "
+                      f"({rate:.0f}/min, ~{eta:.0f} min left)  policy: {policy_state(policy_dir)}",
+                      flush=True)
+                if pending == 0:
+                    break
+            total = time.monotonic() - start
+            print()
+            print(f"all {sum(now.values())} renders done in {total / 60:.1f} min from the workers' "
+                  f"start ({sum(now.values()) / total * 60:.0f} renders/min)")
+            print("verdicts: " + ", ".join(f"{n} {s}" for s, n in sorted(now.items())))
+            print(f"policy build by then: {policy_state(policy_dir)}")
+            while args.wait_policy and not args.no_policy and policy_building(policy_dir):
+                time.sleep(args.every)
+                print(f"{(time.monotonic() - start) / 60:6.1f} min  policy: "
+                      f"{policy_state(policy_dir)}", flush=True)
+            if args.wait_policy:
+                print(f"policy build ended {(time.monotonic() - start) / 60:.1f} min from the "
+                      f"workers' start: {policy_state(policy_dir)}")
+        finally:
+            for proc in procs:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+            for proc in procs:
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+            subprocess.run(["redis-cli", "-n", "13", "flushdb"], stdout=subprocess.DEVNULL)
+
+
+if __name__ == "__main__":
+    main()
