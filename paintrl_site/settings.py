@@ -159,6 +159,12 @@ PAINTRL_RENDER_MAX_FRAMES = env_int("PAINTRL_RENDER_MAX_FRAMES", 60)
 PAINTRL_RENDER_MAX_CANVAS_SIDE = env_int("PAINTRL_RENDER_MAX_CANVAS_SIDE", 1200)
 PAINTRL_BLANK_FLOOR = env_float("PAINTRL_BLANK_FLOOR", 0.005)
 PAINTRL_SCORE_SIZE = env_int("PAINTRL_SCORE_SIZE", 256)
+# Dotted path to `in_use(png_name) -> bool`: a re-render (render_pending
+# --stale) deletes the render's old PNG only when this says nothing else still
+# reads the file. The pool app's frozen snapshots keep the path they were
+# frozen with. Empty: old PNGs are never deleted.
+PAINTRL_PNG_IN_USE = os.environ.get(
+    "PAINTRL_PNG_IN_USE", "pool.selectors.png_in_snapshot") or None
 # Canvas side of the procedural painter's sketches. Watercolour fills cost time
 # in proportion to their area, so this sets how fast the demo corpus renders.
 PAINTRL_PAINTER_SIZE = env_int("PAINTRL_PAINTER_SIZE", 400)

@@ -159,3 +159,10 @@ def snapshot_members_by_subject(snapshot: PoolSnapshot) -> list[tuple[str, list[
     return [(subject, sorted(members, key=lambda m: m.tier != Tier.LOVE))
             for subject, members in sorted(grouped.items(),
                                            key=lambda kv: (order.get(kv[0], len(order)), kv[0]))]
+
+
+def png_in_snapshot(png: str) -> bool:
+    """Whether a frozen snapshot refers to this PNG file: a member keeps the
+    path it was frozen with (settings.PAINTRL_PNG_IN_USE asks this before a
+    re-render deletes a render's old picture)."""
+    return PoolMember.objects.filter(png=png).exists()

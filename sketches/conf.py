@@ -1,6 +1,10 @@
 """The sketches app's settings, read in one place (defaults live in
 paintrl_site/settings.py, which reads the environment)."""
+from collections.abc import Callable
+
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.module_loading import import_string
 
 from .renderer.config import RendererConfig
 
@@ -18,3 +22,17 @@ def renderer_config() -> RendererConfig:
 
 def score_size() -> int:
     return settings.PAINTRL_SCORE_SIZE
+
+
+def png_in_use() -> Callable[[str], bool] | None:
+    """The check a re-render asks before deleting an old PNG, or None when
+    none is set (old PNGs are then kept)."""
+    path = settings.PAINTRL_PNG_IN_USE
+    if not path:
+        return None
+    try:
+        return import_string(path)
+    except ImportError as exc:
+        raise ImproperlyConfigured(
+            f"PAINTRL_PNG_IN_USE={path!r} does not name an importable function: {exc}"
+        ) from exc

@@ -43,8 +43,19 @@ class Sketch(models.Model):
         return f"Sketch {self.pk}: {self.prompt[:60] or '(no prompt)'}"
 
 
+# Render.renderer_version of a render that came as a PNG (an import): no
+# renderer of ours made it, so none can be said to be out of date.
+IMPORTED_RENDERER = "imported"
+
+
 def render_png_path(render: "Render", filename: str) -> str:
-    return f"renders/{render.sketch_id % 1000:03d}/{render.sketch_id}-{render.seed}-{render.pk}.png"
+    """`render.png` for a first render; a re-render saves as `render-<tag>.png`
+    and its file takes the tag, so it never lands on the old picture's name
+    (a storage that overwrites, as S3 may, would replace the old file before
+    the row pointing at the new one commits)."""
+    tag = filename.removesuffix(".png").removeprefix("render")
+    return (f"renders/{render.sketch_id % 1000:03d}/"
+            f"{render.sketch_id}-{render.seed}-{render.pk}{tag}.png")
 
 
 class Render(models.Model):

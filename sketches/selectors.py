@@ -1,9 +1,11 @@
 """Reads for sketches and renders."""
 from __future__ import annotations
 
-from django.db.models import Count
+from types import SimpleNamespace
 
-from .models import Render
+from django.db.models import Count, QuerySet
+
+from .models import IMPORTED_RENDERER, Render
 
 
 def render_status_counts() -> dict[str, int]:
@@ -16,6 +18,33 @@ def render_status_counts() -> dict[str, int]:
 def renders_pending_ids(limit: int | None = None) -> list[int]:
     qs = Render.objects.filter(status=Render.Status.PENDING).order_by("created")
     return list(qs.values_list("id", flat=True)[:limit])
+
+
+def renderer_version_current() -> str:
+    """The renderer_version a render made now gets, without starting a
+    browser. rendering.renderer_version() formats it from a pool's
+    library_versions, and those are the package.json versions of the files
+    the pool loads: the same function, fed the same versions from disk."""
+    from .conf import renderer_config
+    from .renderer.libraries import installed_versions
+    from .rendering import renderer_version
+
+    versions = installed_versions(renderer_config().library_dir)
+    return renderer_version(SimpleNamespace(library_versions=versions))
+
+
+def renders_stale(version: str | None = None) -> QuerySet[Render]:
+    """Renders that another renderer than `version` (default: the current
+    one) made, oldest first. Never pending ones (not rendered yet) nor
+    imported ones (no renderer of ours made their picture)."""
+    version = renderer_version_current() if version is None else version
+    return (Render.objects.exclude(status=Render.Status.PENDING)
+            .exclude(renderer_version__in=[IMPORTED_RENDERER, version])
+            .order_by("created", "pk"))
+
+
+def renders_stale_ids(limit: int | None = None, *, version: str | None = None) -> list[int]:
+    return list(renders_stale(version).values_list("id", flat=True)[:limit])
 
 
 def renders_recent(limit: int = 12):

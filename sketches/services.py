@@ -2,16 +2,27 @@
 these functions store what it returns and queue the work."""
 from __future__ import annotations
 
+import logging
+import secrets
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar
 
 from django.core.files.base import ContentFile
+from django.core.files.storage import Storage
 from django.db import transaction
 from django.utils import timezone
 
-from .models import Render, Sketch
+from .conf import png_in_use
+from .models import IMPORTED_RENDERER, Render, Sketch
 from .renderer import RenderPool, shared_pool
-from .rendering import RenderOutcome, render_text
+from .rendering import UNAVAILABLE, RenderOutcome, render_text
+from .selectors import renders_stale
+
+log = logging.getLogger(__name__)
+Stored = TypeVar("Stored")
 
 
 @transaction.atomic
@@ -30,13 +41,26 @@ def render_create(*, sketch: Sketch, seed: int = 0) -> Render:
     return render
 
 
-def render_store(*, render: Render, outcome: RenderOutcome) -> Render:
+def render_store(*, render: Render, outcome: RenderOutcome,
+                 replace_stale: bool = False) -> Render:
     """Write an outcome onto its render. A render that is already final is left
-    as it is, so a redelivered task does no harm."""
+    as it is, so a redelivered task does no harm.
+
+    With `replace_stale` the outcome is a re-render (renders_rerender), written
+    over the old one only while the render is still stale (selectors.
+    renders_stale: so never twice, never over an import) and never when it is
+    `unavailable`: the old picture, verdict and version then stay as they
+    were. The old PNG is deleted once the new row has committed, unless
+    settings.PAINTRL_PNG_IN_USE says a frozen snapshot still reads it."""
     with transaction.atomic():
         locked = Render.objects.select_for_update().get(pk=render.pk)
-        if locked.is_final:
+        if replace_stale:
+            if (outcome.status == UNAVAILABLE
+                    or not renders_stale(outcome.renderer_version).filter(pk=locked.pk).exists()):
+                return locked
+        elif locked.is_final:
             return locked
+        old_png = locked.png.name if replace_stale else ""
         locked.status = outcome.status
         locked.violations = outcome.violations
         locked.violation_details = outcome.details
@@ -54,8 +78,12 @@ def render_store(*, render: Render, outcome: RenderOutcome) -> Render:
         written = None
         try:
             if outcome.png:
-                locked.png.save("render.png", ContentFile(outcome.png), save=False)
+                # A re-render's file gets a name of its own (models.render_png_path).
+                name = f"render-{secrets.token_hex(4)}.png" if replace_stale else "render.png"
+                locked.png.save(name, ContentFile(outcome.png), save=False)
                 written = locked.png.name
+            elif replace_stale:
+                locked.png = ""  # the new verdict has no picture; the old one is not its
             locked.save()
         except BaseException:
             # The row rolls back but the file written to storage would stay,
@@ -63,7 +91,23 @@ def render_store(*, render: Render, outcome: RenderOutcome) -> Render:
             if written:
                 locked.png.storage.delete(written)
             raise
+        if old_png and old_png != locked.png.name:
+            transaction.on_commit(partial(render_png_retire, name=old_png,
+                                          storage=locked.png.storage))
         return locked
+
+
+def render_png_retire(*, name: str, storage: Storage) -> None:
+    """Delete a PNG no render points at any more, unless something else
+    (a frozen snapshot) still reads it."""
+    in_use = png_in_use()
+    if in_use is None or in_use(name):
+        return
+    try:
+        storage.delete(name)
+    except OSError:
+        # Only disk space is lost; the rows already point at the new file.
+        log.warning("could not delete the replaced render PNG %s", name, exc_info=True)
 
 
 def render_execute(*, render_id: int, pool: RenderPool | None = None) -> Render:
@@ -83,15 +127,65 @@ def renders_execute_bulk(
 ) -> list[Render]:
     """Render many at once across the whole pool, storing each as it finishes;
     `on_progress(done, total, render)` is called after each one is stored."""
-    pool = pool or shared_pool()
     todo = [r for r in Render.objects.select_related("sketch").filter(pk__in=render_ids)
             if not r.is_final]
-    stored: list[Render] = []
+    return _render_concurrently(
+        todo, pool or shared_pool(),
+        lambda render, outcome: render_store(render=render, outcome=outcome), on_progress)
+
+
+@dataclass(frozen=True)
+class Rerender:
+    """A stale render after renders_rerender: `status` is what the renderer
+    said this time; `replaced` when the render now holds the current
+    renderer's picture and verdict, else it was kept as it was (the re-render
+    was `unavailable`) and is still stale."""
+
+    render: Render
+    status: str
+    replaced: bool
+
+
+def renders_rerender(
+    *,
+    render_ids: Sequence[int],
+    pool: RenderPool | None = None,
+    on_progress: Callable[[int, int, Rerender], None] | None = None,
+) -> list[Rerender]:
+    """Render stale renders again with the current renderer, in place: the same
+    Render row, so the grades, pins, rollouts and pool memberships that point at
+    it stay attached. That is right while a new renderer repaints the same
+    picture (harness 3 against 2: within 0.1-0.4 levels per channel); the
+    verdict may change with it, and is stored. Each is stored as it finishes
+    (render_store, replace_stale); one that comes back `unavailable` keeps its
+    old PNG, verdict and version, and stays stale for the next run. Pending
+    and imported renders are never touched."""
+    todo = list(Render.objects.select_related("sketch").filter(pk__in=render_ids)
+                .exclude(status=Render.Status.PENDING)
+                .exclude(renderer_version=IMPORTED_RENDERER))
+
+    def store(render: Render, outcome: RenderOutcome) -> Rerender:
+        stored = render_store(render=render, outcome=outcome, replace_stale=True)
+        replaced = (outcome.status != UNAVAILABLE
+                    and stored.renderer_version == outcome.renderer_version)
+        return Rerender(stored, outcome.status, replaced)
+
+    return _render_concurrently(todo, pool or shared_pool(), store, on_progress)
+
+
+def _render_concurrently(
+    renders: list[Render],
+    pool: RenderPool,
+    store: Callable[[Render, RenderOutcome], Stored],
+    on_progress: Callable[[int, int, Stored], None] | None,
+) -> list[Stored]:
+    """Render across the whole pool, storing each in this thread as it finishes."""
+    stored: list[Stored] = []
     # One waiting thread per browser keeps every browser busy.
     with ThreadPoolExecutor(max_workers=pool.config.browsers) as executor:
-        futures = {executor.submit(render_text, pool, r.sketch.code, r.seed): r for r in todo}
+        futures = {executor.submit(render_text, pool, r.sketch.code, r.seed): r for r in renders}
         for future in as_completed(futures):
-            stored.append(render_store(render=futures[future], outcome=future.result()))
+            stored.append(store(futures[future], future.result()))
             if on_progress is not None:
-                on_progress(len(stored), len(todo), stored[-1])
+                on_progress(len(stored), len(renders), stored[-1])
     return stored

@@ -17,7 +17,7 @@ from django.core.files.base import ContentFile
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from ..models import Render, Sketch, code_hash
+from ..models import IMPORTED_RENDERER, Render, Sketch, code_hash
 from ..renderer.paint import paint_fraction
 from ..services import render_create, sketch_create
 from .conf import GradesHandler, grades_handler, import_limits
@@ -26,8 +26,6 @@ from .inputs import Candidate, PlannedItem, import_plan
 from .report import ALREADY_IMPORTED, ImportReport, ItemResult, Outcome, RenderSource
 
 logger = logging.getLogger(__name__)
-
-IMPORTED_RENDERER = "imported"  # Render.renderer_version of a render that came as a PNG
 
 ProgressCallback = Callable[[int, int, ItemResult], None]
 

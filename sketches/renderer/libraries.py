@@ -24,22 +24,43 @@ class Library:
     source: bytes
 
 
-def _load(node_modules: Path, package: str, relative: str) -> Library:
-    root = node_modules / package
+P5 = ("p5", "lib/p5.min.js")
+BRUSH = ("p5.brush", "dist/p5.brush.js")
+
+
+def _missing(node_modules: Path, package: str, exc: FileNotFoundError) -> LibrariesMissing:
+    return LibrariesMissing(
+        f"{package} is not installed under {node_modules} ({exc.filename} missing): "
+        "run `npm ci` in the project root (make demo and make test do this)."
+    )
+
+
+def _version(node_modules: Path, package: str) -> str:
     try:
-        version = json.loads((root / "package.json").read_text())["version"]
-        source = (root / relative).read_bytes()
+        return json.loads((node_modules / package / "package.json").read_text())["version"]
     except FileNotFoundError as exc:
-        raise LibrariesMissing(
-            f"{package} is not installed under {node_modules} ({exc.filename} missing): "
-            "run `npm ci` in the project root (make demo and make test do this)."
-        ) from exc
+        raise _missing(node_modules, package, exc) from exc
+
+
+def _load(node_modules: Path, package: str, relative: str) -> Library:
+    version = _version(node_modules, package)
+    try:
+        source = (node_modules / package / relative).read_bytes()
+    except FileNotFoundError as exc:
+        raise _missing(node_modules, package, exc) from exc
     return Library(package, version, source)
 
 
+def installed_versions(node_modules: Path) -> dict[str, str]:
+    """{package: version} of the libraries a pool would load from
+    `node_modules`, as its `library_versions` reports them, read from their
+    package.json alone: no browser, no page server."""
+    return {package: _version(node_modules, package) for package, _ in (P5, BRUSH)}
+
+
 def load_p5(node_modules: Path) -> Library:
-    return _load(node_modules, "p5", "lib/p5.min.js")
+    return _load(node_modules, *P5)
 
 
 def load_brush(node_modules: Path) -> Library:
-    return _load(node_modules, "p5.brush", "dist/p5.brush.js")
+    return _load(node_modules, *BRUSH)

@@ -1,6 +1,10 @@
-"""python manage.py render_pending [--limit N]: render every pending render now,
-across the whole browser pool, with progress. For a queue-free machine or a
-backlog; the workers do the same through render_batch_task."""
+"""python manage.py render_pending [--limit N] [--stale]: render every pending
+render now, across the whole browser pool, with progress. For a queue-free
+machine or a backlog; the workers do the same through render_batch_task.
+
+With --stale it re-renders, in place, the renders an older renderer made
+(selectors.renders_stale; services.renders_rerender says what is kept), so a
+corpus shows what the current renderer paints."""
 import sys
 
 from django.core.management.base import BaseCommand
@@ -9,12 +13,19 @@ from sketches import selectors, services
 
 
 class Command(BaseCommand):
-    help = "Render pending renders in this process, across the browser pool."
+    help = ("Render pending renders in this process, across the browser pool; with --stale, "
+            "re-render those an older renderer made.")
 
     def add_arguments(self, parser):
         parser.add_argument("--limit", type=int, default=None)
+        parser.add_argument("--stale", action="store_true",
+                            help="re-render renders whose renderer_version is not the current "
+                                 "one (never pending or imported ones) instead")
 
-    def handle(self, *args, limit, **options):
+    def handle(self, *args, limit, stale, **options):
+        if stale:
+            self.rerender_stale(limit)
+            return
         ids = selectors.renders_pending_ids(limit)
         if not ids:
             self.stdout.write("nothing pending")
@@ -23,11 +34,42 @@ class Command(BaseCommand):
 
         def progress(done: int, total: int, render) -> None:
             statuses[render.status] = statuses.get(render.status, 0) + 1
-            if sys.stdout.isatty():
-                self.stdout.write(f"\r{done}/{total} rendered", ending="")
-            elif done == total or done % 10 == 0:
-                self.stdout.write(f"{done}/{total} rendered")
+            self.progress(done, total, "rendered")
 
         services.renders_execute_bulk(render_ids=ids, on_progress=progress)
-        summary = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
-        self.stdout.write(self.style.SUCCESS(f"\ndone: {summary}"))
+        self.stdout.write(self.style.SUCCESS(f"\ndone: {by_status(statuses)}"))
+
+    def rerender_stale(self, limit: int | None) -> None:
+        # Worked out from node_modules: no browser starts when nothing is stale.
+        version = selectors.renderer_version_current()
+        ids = selectors.renders_stale_ids(limit, version=version)
+        if not ids:
+            self.stdout.write(f"nothing stale: every render is {version} (or imported)")
+            return
+        self.stdout.write(f"re-rendering {len(ids)} renders with {version}")
+        replaced: dict[str, int] = {}
+        kept = 0
+
+        def progress(done: int, total: int, rerender: services.Rerender) -> None:
+            nonlocal kept
+            if rerender.replaced:
+                replaced[rerender.status] = replaced.get(rerender.status, 0) + 1
+            else:
+                kept += 1
+            self.progress(done, total, "re-rendered")
+
+        services.renders_rerender(render_ids=ids, on_progress=progress)
+        left = selectors.renders_stale(version).count()
+        self.stdout.write(self.style.SUCCESS(
+            f"\ndone: {sum(replaced.values())} re-rendered ({by_status(replaced) or 'none'}), "
+            f"{kept} kept as they were (unavailable); {left} still stale"))
+
+    def progress(self, done: int, total: int, verb: str) -> None:
+        if sys.stdout.isatty():
+            self.stdout.write(f"\r{done}/{total} {verb}", ending="")
+        elif done == total or done % 10 == 0:
+            self.stdout.write(f"{done}/{total} {verb}")
+
+
+def by_status(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
