@@ -20,6 +20,9 @@
   // enough to feel live; a light sketch paints in well under a second.
   const DEBOUNCE_MS = 600;
   const POLL_MS = 100;
+  // sketches/renderer/sandbox.py: the server's browser contexts use
+  // device_scale_factor=1.
+  const SERVER_PIXEL_RATIO = 1;
   const INDENT = "  ";
   const encoder = new TextEncoder();
   const libraries = {
@@ -88,10 +91,18 @@
   };
   poll();
 })();`;
+    // The server's pages have a device pixel ratio of 1. On a high-density
+    // screen p5 would paint at 2x (it follows devicePixelRatio) and p5.brush
+    // at that density: a different picture (measured: 1.75 levels off on
+    // average, as far as the next seed's). Set before the harness and the
+    // libraries run; assignable, as the browser's own is.
+    const pixelRatio = `Object.defineProperty(window, "devicePixelRatio",
+  { value: ${SERVER_PIXEL_RATIO}, writable: true, configurable: true, enumerable: true });`;
     return `<!doctype html><html><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <style>html,body{margin:0;padding:0;background:#fff}
 canvas{display:block;width:100%!important;height:auto!important}</style>
+<script>${pixelRatio}</script>
 ${cfg.harness}
 <script src="${libraries.p5}"></script>
 <script src="${libraries.brush}"></script>
