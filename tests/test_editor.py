@@ -317,7 +317,7 @@ class TestSavedEditIsRendered:
 HIBISCUS = read_sketch("good/hibiscus.js")
 # The preview must show the server's picture: both run the renderer's own
 # harness (its fill masks included), p5 and p5.brush, at the same seed.
-# Measured here (2026-12-02, both in this Chromium on SwiftShader): identical
+# Measured here (2026-12-01, both in this Chromium on SwiftShader): identical
 # at device pixel ratio 1 and 2 (mean 0.000 levels, no pixel off by more than
 # 10), while the server's picture at the next seed is 1.77 levels off with
 # 3.9 % of pixels off. Before the editor pinned the ratio to 1, a ratio-2
