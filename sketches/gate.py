@@ -81,9 +81,10 @@ def _without_comments(code: str) -> str:
 
 
 def runtime_violations(run: PageRun, paint_fraction: float | None,
-                       blank_floor: float) -> dict[str, str]:
+                       blank_floor: float, deadline_s: float | None = None) -> dict[str, str]:
     """Violations from what the page did (the harness's account and what the
-    browser saw from outside)."""
+    browser saw from outside). A render stopped at its deadline is judged on
+    what it had done by then, less what it might still have changed."""
     snap = run.snapshot
     found: dict[str, str] = dict(snap.get("violations") or {})
     found.update(run.observed)
@@ -93,11 +94,15 @@ def runtime_violations(run: PageRun, paint_fraction: float | None,
     elif errors:
         found[RUNTIME_ERROR] = errors[0]
     if run.timed_out:
-        found[TIMEOUT] = f"not finished within the deadline ({run.elapsed_ms} ms)"
+        found[TIMEOUT] = timeout_detail(run, deadline_s)
     if run.crashed:
         found[CRASHED] = "the page crashed (out of memory or a renderer fault)"
     # A refused canvas leaves p5's default 2D one behind: not the sketch's choice.
-    if snap.get("webgl") is False and CANVAS_TOO_LARGE not in found:
+    # Stopped unfinished, its canvas was not yet final (and p5's default 2D
+    # canvas stands until setup() makes the sketch's own).
+    unfinished = run.timed_out and snap.get("phase") != "done"
+    in_setup = unfinished and snap.get("phase") != "setup_done"
+    if snap.get("webgl") is False and CANVAS_TOO_LARGE not in found and not in_setup:
         found[NOT_WEBGL] = "createCanvas(w, h, WEBGL) was not called"
     if snap.get("phase") == "done" and not snap.get("brushPaintCalls"):
         plain = snap.get("plainCalls") or {}
@@ -107,9 +112,25 @@ def runtime_violations(run: PageRun, paint_fraction: float | None,
     unknown = snap.get("unknownCalls") or {}
     if unknown:
         found[UNKNOWN_BRUSH_METHOD] = ", ".join(sorted(unknown))
-    if paint_fraction is not None and paint_fraction < blank_floor:
+    if paint_fraction is not None and paint_fraction < blank_floor and not unfinished:
         found[BLANK_CANVAS] = f"paint fraction {paint_fraction:.4f} < {blank_floor}"
     return found
+
+
+def timeout_detail(run: PageRun, deadline_s: float | None) -> str:
+    """What a render that ran out of time had done: where the page could be
+    read after the deadline, the phase it was in and its counts, so a slow
+    painting reads differently from an endless loop."""
+    if not run.stopped_at_deadline:
+        return (f"not finished within the deadline ({run.elapsed_ms} ms); "
+                "the page could not be read after it")
+    snap = run.snapshot
+    frames = int(snap.get("frames") or 0)
+    calls = sum(int(n) for n in (snap.get("brushCalls") or {}).values())
+    deadline = f"the {deadline_s:g} s deadline" if deadline_s else "the deadline"
+    return (f"stopped at {deadline} in phase {snap.get('phase') or 'unknown'} after "
+            f"{frames} frame{'' if frames == 1 else 's'} and "
+            f"{calls} brush call{'' if calls == 1 else 's'}")
 
 
 def combine(static: dict[str, str], runtime: dict[str, str], run: PageRun) -> dict[str, str]:

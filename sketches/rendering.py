@@ -33,6 +33,10 @@ class RenderOutcome:
     brush_call_counts: dict[str, int] = field(default_factory=dict)
     unknown_calls: list[str] = field(default_factory=list)
     frames: int = 0
+    # The harness's phase when the page was last read: "done" for a finished
+    # sketch; for one stopped at its deadline, how far it had got.
+    phase: str = ""
+    stopped_at_deadline: bool = False
     elapsed_ms: int = 0
     draw_ms: int = 0
     renderer_version: str = ""
@@ -62,7 +66,8 @@ def render_text(pool: RenderPool, text: str, seed: int = 0) -> RenderOutcome:
         return RenderOutcome(UNAVAILABLE, [], {}, [run.unavailable],
                              elapsed_ms=run.elapsed_ms, renderer_version=version)
     fraction = paint_fraction(run.png) if run.png else None
-    runtime = gate.runtime_violations(run, fraction, pool.config.blank_floor)
+    runtime = gate.runtime_violations(run, fraction, pool.config.blank_floor,
+                                      deadline_s=pool.config.deadline_s)
     verdict = gate.combine(static, runtime, run)
     snap = run.snapshot
     counts = {k: int(v) for k, v in (snap.get("brushCalls") or {}).items()}
@@ -81,6 +86,8 @@ def render_text(pool: RenderPool, text: str, seed: int = 0) -> RenderOutcome:
         brush_call_counts=counts,
         unknown_calls=sorted(snap.get("unknownCalls") or {}),
         frames=int(snap.get("frames") or 0),
+        phase=str(snap.get("phase") or ""),
+        stopped_at_deadline=run.stopped_at_deadline,
         elapsed_ms=run.elapsed_ms,
         draw_ms=round(run.draw_ms),
         renderer_version=version,

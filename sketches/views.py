@@ -2,6 +2,7 @@ from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
+from . import gate
 from .access import staff_required
 from .importing import upload
 from .importing.conf import max_upload_bytes
@@ -11,7 +12,11 @@ from .models import ImportJob, Render
 
 def render_detail(request, pk: int):
     obj = get_object_or_404(Render.objects.select_related("sketch"), pk=pk)
-    return render(request, "sketches/render_detail.html", {"render": obj})
+    # For a timeout, how far the sketch got (the gate's account, stored with
+    # the render): its picture is then the one it had so far, not a result.
+    stopped = obj.violation_details.get(gate.TIMEOUT) if gate.TIMEOUT in obj.violations else None
+    return render(request, "sketches/render_detail.html",
+                  {"render": obj, "stopped": stopped})
 
 
 def render_png(request, pk: int):

@@ -13,6 +13,9 @@ SKETCHES_DIR = Path(__file__).parent / "sketches"
 # Short enough that the hostile corpus runs quickly, long enough for every
 # honest test sketch (the slowest takes about 2.5 s on a cold browser here).
 TEST_DEADLINE_S = 8.0
+# A deadline that stops tests/sketches/slow/paced_lines.js (about 15 s of
+# drawing) after a few hundred strokes, with setup well past its first.
+SHORT_DEADLINE_S = 1.5
 
 
 def chromium_path() -> str:
@@ -32,6 +35,13 @@ def make_config(**overrides) -> RendererConfig:
 def render_pool():
     """One pool of two browsers for the whole session."""
     with RenderPool(make_config(browsers=2)) as pool:
+        yield pool
+
+
+@pytest.fixture(scope="session")
+def short_deadline_pool():
+    """One browser whose deadline (SHORT_DEADLINE_S) stops slow sketches early."""
+    with RenderPool(make_config(browsers=1, deadline_s=SHORT_DEADLINE_S)) as pool:
         yield pool
 
 

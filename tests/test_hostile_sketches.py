@@ -18,13 +18,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from sketches import gate
+from sketches.renderer.sandbox import STOP_GRACE_S
 from sketches.rendering import render_text
 from tests.conftest import SKETCHES_DIR, TEST_DEADLINE_S, read_sketch
 
 HOSTILE_DIR = SKETCHES_DIR / "hostile"
 EXPECT = re.compile(r"expect:\s*([\w, ]+)")
-# Closing a stuck tab and capturing the screenshot come on top of the deadline.
-DEADLINE_MARGIN_MS = 2000
+# Stopping a sketch at the deadline and reading its page (STOP_GRACE_S at most)
+# come on top of the deadline, and a second of slack for the loaded event loop.
+DEADLINE_MARGIN_MS = STOP_GRACE_S * 1000 + 1000
 # A verdict is stored and shown: whatever a sketch prints, throws or calls, its
 # report stays small (a normal one is under 1 KB).
 MAX_REPORT_BYTES = 20_000

@@ -49,6 +49,25 @@ class TestRenderStore:
         assert again.rendered == first.rendered
         assert len(list(Path(tmp_path, "renders").rglob("*.png"))) == 1
 
+    def test_render_stopped_at_its_deadline_is_stored_with_its_picture_so_far(
+            self, short_deadline_pool, tmp_path, settings, client, django_user_model):
+        from django.urls import reverse
+
+        from tests.conftest import SHORT_DEADLINE_S
+
+        settings.MEDIA_ROOT = tmp_path
+        sketch = services.sketch_create(code=read_sketch("slow/paced_lines.js"))
+        render = Render.objects.create(sketch=sketch, seed=1)
+        render = services.render_execute(render_id=render.pk, pool=short_deadline_pool)
+        assert render.status == "rejected" and render.violations == ["timeout"]
+        assert render.png and Path(render.png.path).read_bytes()[:4] == b"\x89PNG"
+        assert render.brush_calls > 1 and (render.width, render.height) == (120, 100)
+        client.force_login(django_user_model.objects.create_user("curator", password="pw-12345678"))
+        page = client.get(reverse("sketches:render_detail", args=[render.pk])).content.decode()
+        assert (f"Stopped at the {SHORT_DEADLINE_S:g} s deadline in phase running after 0 frames "
+                f"and {render.brush_calls} brush calls.") in page
+        assert "The picture so far" in page
+
     def test_queue_routing_sends_render_tasks_to_the_render_queue(self):
         assert settings.CELERY_TASK_ROUTES["sketches.tasks.*"] == {"queue": "render"}
         assert celery_app.conf.task_acks_late is True

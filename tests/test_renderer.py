@@ -11,10 +11,26 @@ from PIL import Image, ImageChops
 
 from sketches.brush_api import BRUSH_METHODS
 from sketches.renderer import RenderPool
+from sketches.renderer.sandbox import STOP_GRACE_S
 from sketches.rendering import render_text
-from tests.conftest import make_config, read_sketch
+from tests.conftest import SHORT_DEADLINE_S, make_config, read_sketch
 
 LINES = read_sketch("good/lines.js")
+SLOW_PAINTING = read_sketch("slow/paced_lines.js")
+# The slow painting's background: its strokes are what differs from it.
+PAPER = (0xF6, 0xF1, 0xE8)
+# Three lines on a small canvas: well inside the short deadline.
+QUICK = """
+function setup() {
+  createCanvas(80, 80, WEBGL);
+  background(250);
+  brush.set("HB", "#222", 1);
+  for (const y of [-20, 0, 20]) brush.line(-30, y, 30, -y);
+}
+"""
+# The verdict on a sketch the deadline stopped comes within the stop's grace
+# (the rest of the slack: decoding the picture, a loaded event loop).
+STOPPED_VERDICT_MS = (SHORT_DEADLINE_S + STOP_GRACE_S) * 1000 + 250
 
 ANIMATED = """
 function setup() { createCanvas(160, 160, WEBGL); background(250); }
@@ -24,6 +40,13 @@ function draw() {
   if (frameCount >= 4) noLoop();
 }
 """
+
+
+def share_off_paper(png: bytes) -> float:
+    """Share of the pixels visibly unlike the paper the slow painting starts on."""
+    pixels = list(Image.open(io.BytesIO(png)).convert("RGB").get_flattened_data())
+    inked = [px for px in pixels if max(abs(c - p) for c, p in zip(px, PAPER, strict=True)) > 8]
+    return len(inked) / len(pixels)
 
 
 def pixel_difference(a: bytes, b: bytes) -> tuple[int, int]:
@@ -88,6 +111,63 @@ class TestHonestSketches:
             outcome = render_text(pool, ANIMATED.replace("if (frameCount >= 4) noLoop();", ""))
         assert outcome.status == "ok"
         assert outcome.frames == 5
+
+
+class TestStoppedAtDeadline:
+    """A render the deadline stops keeps what it had done by then, and is
+    still rejected as a timeout (a sketch failure, never `ok` or `unavailable`)."""
+
+    def test_slow_painting_keeps_its_phase_counts_size_and_picture_so_far(
+            self, short_deadline_pool):
+        outcome = render_text(short_deadline_pool, SLOW_PAINTING, seed=1)
+        assert outcome.status == "rejected" and "timeout" in outcome.violations, outcome.report()
+        assert outcome.stopped_at_deadline and outcome.phase == "running"
+        assert outcome.brush_call_counts["line"] > 10, outcome.report()
+        assert outcome.brush_calls == outcome.brush_call_counts["line"] + 1  # and one set()
+        assert (outcome.width, outcome.height) == (120, 100)
+        assert Image.open(io.BytesIO(outcome.png)).size == (120, 100)
+        assert share_off_paper(outcome.png) > 0.05
+        assert outcome.details["timeout"] == (
+            f"stopped at the {SHORT_DEADLINE_S:g} s deadline in phase running after 0 frames "
+            f"and {outcome.brush_calls} brush calls")
+        assert 0 < outcome.draw_ms <= SHORT_DEADLINE_S * 1000
+        assert outcome.elapsed_ms <= STOPPED_VERDICT_MS
+
+    def test_endless_loop_in_setup_is_a_prompt_timeout_and_the_pool_renders_on(
+            self, short_deadline_pool):
+        loop = """
+        function setup() {
+          createCanvas(80, 80, WEBGL);
+          brush.set("HB", "#222", 1);
+          brush.line(-30, -30, 30, 30);
+          while (true) {}
+        }"""
+        outcome = render_text(short_deadline_pool, loop)
+        assert outcome.status == "rejected" and outcome.violations == ["timeout"], outcome.report()
+        assert outcome.stopped_at_deadline and outcome.phase == "running"
+        assert outcome.brush_call_counts == {"set": 1, "line": 1}
+        assert (outcome.width, outcome.height) == (80, 80) and outcome.png
+        assert outcome.elapsed_ms <= STOPPED_VERDICT_MS
+        # Both tabs of the browser: the stopped one is replaced, the other was waiting.
+        for seed in (1, 2):
+            assert render_text(short_deadline_pool, QUICK, seed).status == "ok"
+
+    def test_loop_restarted_by_a_timer_is_still_a_timeout_within_the_grace(
+            self, short_deadline_pool):
+        # Each stopped loop lets the sketch's interval start another before the
+        # page answers: it may not be readable, but the verdict still comes.
+        restarting = """
+        function setup() {
+          createCanvas(80, 80, WEBGL);
+          setInterval(() => { for (;;) {} }, 0);
+          for (;;) {}
+        }"""
+        outcome = render_text(short_deadline_pool, restarting)
+        assert outcome.status == "rejected" and "timeout" in outcome.violations, outcome.report()
+        assert outcome.elapsed_ms <= STOPPED_VERDICT_MS
+        if not outcome.stopped_at_deadline:
+            assert outcome.png is None and "could not be read" in outcome.details["timeout"]
+        assert render_text(short_deadline_pool, QUICK).status == "ok"
 
 
 class TestBrushApi:

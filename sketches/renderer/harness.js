@@ -60,6 +60,10 @@
   state.plainCalls = create(null);
   let startedAt = 0;
   let capture = null;  // PNG data URL of the canvas, taken as the sketch finishes
+  // The libraries' end-of-frame hooks, copied in run() before the sketch runs:
+  // p5.brush lays strokes on its own mask and blends them onto the canvas only
+  // there, so a frame stopped half-way shows none of its strokes until they run.
+  let frameEnds = [];
   let instance = null;
   let brushDepth = 0;
   // The canvas createCanvas() made and its context, as the browser's own
@@ -165,6 +169,14 @@
     // A sketch that throws in setup() never finishes it, and one that throws
     // in draw() never reaches noLoop(): either way the picture is final now.
     if (state.phase !== "loaded") finish();
+  };
+  // The canvas size so far, for a render stopped before setup() returns (the
+  // lifecycle hooks record it again once setup and each frame end).
+  const noteSize = (p) => {
+    try {
+      state.width = Number(p.width) || 0;
+      state.height = Number(p.height) || 0;
+    } catch (e) { /* tampered: the hooks' reading stands */ }
   };
   const finish = () => {
     if (state.phase === "done") return;
@@ -314,6 +326,9 @@
           violate("canvas_too_large", `${w}x${h}`);
           throw new Error(`paintrl sandbox: canvas ${w}x${h} is larger than allowed`);
         }
+        if (name === "resizeCanvas") {
+          try { return apply(original, this, [w, h, ...rest]); } finally { noteSize(this); }
+        }
         if (name !== "createCanvas") return apply(original, this, [w, h, ...rest]);
         // A new canvas replaces the last: look for its context afresh.
         creatingCanvas += 1;
@@ -323,6 +338,7 @@
         } finally {
           creatingCanvas -= 1;
           state.webgl = mainCanvas !== null && mainIsWebGL;
+          noteSize(this);
         }
       });
     };
@@ -386,6 +402,10 @@
     cfg.seed = seed;
     seedRandom(seed);
     wrapBrush();
+    // Before wrapP5() adds ours (whose postdraw may finish()); no sketch code
+    // has run yet, so the list is the libraries' own.
+    const hooks = window.p5.lifecycleHooks;
+    frameEnds = hooks && Array.isArray(hooks.postdraw) ? hooks.postdraw.slice() : [];
     wrapP5();
     arm();
     state.phase = "running";
@@ -420,8 +440,25 @@
     return stringify(state);
   };
 
+  // The picture so far, for a render stopped at its deadline (the Python side
+  // has terminated the sketch's script first): the unfinished frame is ended
+  // as p5 would end it, so p5.brush blends the strokes still on its mask
+  // (without this, a setup() stopped 2,400 lines into a one-colour pencil
+  // drawing read as a blank canvas here), then the canvas is read. It leaves the report alone: a
+  // sketch calling it early gains a flush it could have had from push(), and
+  // `done` stays the harness's word. A hook the sketch has made to loop keeps
+  // this from answering; the Python side then keeps the report alone.
+  const captureNow = () => {
+    if (state.phase === "done") return capture;
+    if (mainCanvas === null || instance === null) return null;
+    for (let i = 0; i < frameEnds.length; i += 1) {
+      try { apply(frameEnds[i], instance, []); } catch (e) { /* stopped mid-stroke: keep what is there */ }
+    }
+    try { return apply(toDataURL, mainCanvas, ["image/png"]); } catch (e) { return null; }
+  };
+
   defineProperty(window, "__paintrl", {
-    value: Object.freeze({ run, snapshot, capture: () => capture }),
+    value: Object.freeze({ run, snapshot, capture: () => capture, captureNow }),
     writable: false,
     configurable: false,
   });

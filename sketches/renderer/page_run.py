@@ -14,6 +14,10 @@ class PageRun:
     observed: dict[str, str] = field(default_factory=dict)
     page_errors: tuple[str, ...] = ()
     timed_out: bool = False
+    # Timed out, then the script was stopped and the page read: the snapshot
+    # (its drawMs the time until the deadline) and png are what it had so far.
+    # False with timed_out where the page could not be read after the deadline.
+    stopped_at_deadline: bool = False
     crashed: bool = False
     elapsed_ms: int = 0
     # Set when the browser failed (not the sketch): no verdict can be given.

@@ -52,6 +52,21 @@ STORAGE_TYPES = "cookies,local_storage,indexeddb,cache_storage,file_systems,serv
 # submit, a refused frame, a javascript: URL, a setTimeout string, an @import
 # and an SVG image were flagged.
 SETTLE_S = 0.05
+# Past the deadline, how long the sandbox may take to stop the sketch's script
+# (Runtime.terminateExecution) and read what the page has so far; the verdict
+# never waits longer than deadline + this. Measured here (2 cores shared with
+# other tests, load 3-7, 2026-12-01), from the deadline to the verdict: an
+# endless loop in setup() or draw() 0.01-0.25 s; the paced slow painting in
+# tests/sketches/slow 0.23-0.39 s; a setup() stopped 2,000-6,500 lines into a
+# 100,000-line pencil drawing 1.1-3.1 s (1 of 12 ran out: report kept, picture
+# lost), nearly all of it SwiftShader drawing the strokes queued before the
+# stop, which reading the canvas waits for.
+STOP_GRACE_S = 3.0
+# While the page has not answered, the script is terminated again this often: a
+# timer the sketch set may have started another loop once the first was
+# stopped. A report takes 3-30 ms to read from a stopped page here, so a quarter
+# second rarely cuts off the harness's own read (which is then retried).
+RETERMINATE_S = 0.25
 
 
 class BrowserUnavailable(Exception):
@@ -242,18 +257,29 @@ class BrowserSandbox:
         tab.loaded = False  # this document is spent, whatever happens next
         tab.renders += 1
         started = time.monotonic()
+        ran_at = None
         snapshot: dict = {}
         png = None
-        timed_out = False
+        timed_out = stopped = False
         try:
             async with asyncio.timeout(self._config.deadline_s):
                 await self._clear_storage(tab)
+                ran_at = time.monotonic()
                 snapshot = await self._run(page, watch, code, seed)
                 if snapshot.get("width", 0) > 0 and not (watch.crashed or watch.left_page):
                     png = await self._capture(page, snapshot)
                 snapshot = await self._settle(page, watch, snapshot)
         except TimeoutError:
             timed_out = True
+            # The page's clock stops only when the sketch finishes: its drawing
+            # time so far is the time from run() to the deadline.
+            draw_ms = (time.monotonic() - ran_at) * 1000 if ran_at is not None else 0.0
+            read = await self._read_stopped(tab)
+            if read is not None:
+                stopped = True
+                snapshot, png = read
+                if snapshot.get("phase") != "done":
+                    snapshot["drawMs"] = draw_ms
         except PlaywrightError as exc:
             if not self.alive:
                 raise BrowserUnavailable(f"browser {self.name} failed: {exc}") from exc
@@ -271,6 +297,7 @@ class BrowserSandbox:
             observed=dict(watch.observed),
             page_errors=tuple(watch.errors),
             timed_out=timed_out,
+            stopped_at_deadline=stopped,
             crashed=watch.crashed,
             elapsed_ms=round((time.monotonic() - started) * 1000),
         )
@@ -282,6 +309,43 @@ class BrowserSandbox:
             if snapshot.get("phase") == "done" or watch.crashed or watch.left_page:
                 return snapshot
             await asyncio.sleep(POLL_S)
+
+    async def _read_stopped(self, tab: _Tab) -> tuple[dict, bytes | None] | None:
+        """Past the deadline: stop the sketch's script and read the report and
+        the picture so far, within STOP_GRACE_S. None where the page could not
+        be read (crashed, gone, or still busy): the render then reports the
+        timeout alone, as before. The report is read first, so a picture that
+        cannot be had in time costs only the picture."""
+        watch = tab.watch
+        snapshot = None
+        png = None
+        try:
+            async with asyncio.timeout(STOP_GRACE_S):
+                if watch.crashed or watch.left_page:
+                    return None
+                snapshot = json.loads(await self._evaluate_stopped(tab, "__paintrl.snapshot()"))
+                png = self._decode(await tab.page.evaluate("__paintrl.captureNow()"))
+        except (TimeoutError, PlaywrightError, TypeError, ValueError) as exc:
+            log.info("browser %s: page read after the deadline incomplete (%s)",
+                     self.name, type(exc).__name__)
+        if not isinstance(snapshot, dict) or watch.crashed or watch.left_page:
+            return None
+        return snapshot, png
+
+    async def _evaluate_stopped(self, tab: _Tab, expression: str):
+        """`expression` evaluated once the sketch's script is stopped: terminate
+        whatever runs, and again while no answer comes (RETERMINATE_S)."""
+        while True:
+            await tab.cdp.send("Runtime.terminateExecution")
+            try:
+                return await asyncio.wait_for(tab.page.evaluate(expression), RETERMINATE_S)
+            except TimeoutError:
+                continue  # another loop started; stop it too
+            except PlaywrightError:
+                if (not self.alive or tab.watch.crashed or tab.watch.left_page
+                        or tab.page.is_closed()):
+                    raise
+                # The last termination caught our own evaluate: ask again.
 
     async def _clear_storage(self, tab: _Tab) -> None:
         """Forget what an earlier render stored on the page's origin. The
@@ -313,18 +377,25 @@ class BrowserSandbox:
     async def _capture(self, page: Page, snapshot: dict) -> bytes:
         """The canvas as the harness read it when the sketch finished, on white;
         a screenshot only when the page could not read its own canvas."""
-        data_url = await page.evaluate("__paintrl.capture()")
-        if isinstance(data_url, str) and data_url.startswith(PNG_DATA_URL):
-            try:
-                return flatten_on_white(base64.b64decode(data_url[len(PNG_DATA_URL):]))
-            except (ValueError, OSError):
-                log.warning("unreadable canvas capture; taking a screenshot instead")
+        png = self._decode(await page.evaluate("__paintrl.capture()"))
+        if png is not None:
+            return png
         side = self._config.max_canvas_side
         width = max(1, min(int(snapshot["width"]), side))
         height = max(1, min(int(snapshot["height"]), side))
         return await page.screenshot(
             clip={"x": 0, "y": 0, "width": width, "height": height}, type="png"
         )
+
+    @staticmethod
+    def _decode(data_url) -> bytes | None:
+        """A capture from the harness as a PNG on white; None if it is none."""
+        if isinstance(data_url, str) and data_url.startswith(PNG_DATA_URL):
+            try:
+                return flatten_on_white(base64.b64decode(data_url[len(PNG_DATA_URL):]))
+            except (ValueError, OSError):
+                log.warning("unreadable canvas capture")
+        return None
 
     async def _close_tab(self, tab: _Tab) -> None:
         if tab in self._tabs:
