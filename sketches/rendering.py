@@ -48,9 +48,17 @@ class RenderOutcome:
         return data
 
 
+def renderer_version_of(library_versions: dict[str, str], *, cpu_fill_masks: bool = True) -> str:
+    """The renderer_version stamped on renders made with these libraries. The
+    SwiftShader masks (RendererConfig.cpu_fill_masks=False, for comparisons
+    only) paint harness 2's washes and say so."""
+    libs = " ".join(f"{name}@{version}" for name, version in sorted(library_versions.items()))
+    masks = "" if cpu_fill_masks else "+gpu-masks"
+    return f"harness/{HARNESS_VERSION}{masks} {libs}"
+
+
 def renderer_version(pool: RenderPool) -> str:
-    libs = " ".join(f"{name}@{version}" for name, version in sorted(pool.library_versions.items()))
-    return f"harness/{HARNESS_VERSION} {libs}"
+    return renderer_version_of(pool.library_versions, cpu_fill_masks=pool.config.cpu_fill_masks)
 
 
 def render_text(pool: RenderPool, text: str, seed: int = 0) -> RenderOutcome:

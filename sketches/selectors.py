@@ -1,8 +1,6 @@
 """Reads for sketches and renders."""
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 from django.db.models import Count, QuerySet
 
 from .models import IMPORTED_RENDERER, Render
@@ -22,15 +20,15 @@ def renders_pending_ids(limit: int | None = None) -> list[int]:
 
 def renderer_version_current() -> str:
     """The renderer_version a render made now gets, without starting a
-    browser. rendering.renderer_version() formats it from a pool's
-    library_versions, and those are the package.json versions of the files
-    the pool loads: the same function, fed the same versions from disk."""
+    browser: a pool's library_versions are the package.json versions of the
+    files it loads, read here from the same place."""
     from .conf import renderer_config
     from .renderer.libraries import installed_versions
-    from .rendering import renderer_version
+    from .rendering import renderer_version_of
 
-    versions = installed_versions(renderer_config().library_dir)
-    return renderer_version(SimpleNamespace(library_versions=versions))
+    config = renderer_config()
+    return renderer_version_of(installed_versions(config.library_dir),
+                               cpu_fill_masks=config.cpu_fill_masks)
 
 
 def renders_stale(version: str | None = None) -> QuerySet[Render]:
