@@ -7,9 +7,15 @@ from pathlib import Path
 
 from . import libraries
 
-# Rendering one light sketch (a few strokes, 400 px) takes about 0.3 s of
-# drawing here; ten watercolour fills at 600 px took 27 s (DESIGN.md). The
-# deadline stops runaway code without cutting off honest heavy paintings.
+# The deadline stops runaway code; honest heavy paintings must finish well
+# inside it. Measured with harness 3 (CPU fill masks) on 2 cores, 2026-12-01:
+# benchmarks/render_deadline.py (2 browsers and a spinning process sharing the
+# cores) had the painter's good tier at 600 px at median 2.8 s, worst 8.4 s,
+# and five layered petals with bleed and texture (benchmarks/heavy) at 4.8 s;
+# the heaviest of those (seed 46, hills) took 2.9 s alone at 600 px (the load
+# made it 2.9x slower), 4.9 s at 800 px and 8.8 s at 1200 px, the largest
+# canvas allowed: about 25 s under that load, estimated, still inside. Before
+# harness 3 the five petals drew for 32 s alone and were cut off here.
 DEFAULT_DEADLINE_S = 30.0
 
 # p5 draws at most 60 frames a second, so 60 frames cost about 1 s of wall
