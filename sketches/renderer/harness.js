@@ -444,8 +444,8 @@
   // has terminated the sketch's script first): the unfinished frame is ended
   // as p5 would end it, so p5.brush blends the strokes still on its mask
   // (without this, a setup() stopped 2,400 lines into a one-colour pencil
-  // drawing read as a blank canvas here), then the canvas is read. It leaves the report alone: a
-  // sketch calling it early gains a flush it could have had from push(), and
+  // drawing read as a blank canvas here), then the canvas is read. It leaves
+  // the report alone: a sketch calling it early gains a flush it could have had from push(), and
   // `done` stays the harness's word. A hook the sketch has made to loop keeps
   // this from answering; the Python side then keeps the report alone.
   const captureNow = () => {
