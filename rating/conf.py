@@ -7,7 +7,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.utils.module_loading import import_string
+
+from sketches.conf import setting_function
 
 
 def grade_overlap() -> int:
@@ -27,12 +28,4 @@ def grade_prefetch() -> int:
 
 def informative_order() -> Callable | None:
     """The "most informative first" order function, or None when none is set."""
-    path = settings.PAINTRL_INFORMATIVE_ORDER
-    if not path:
-        return None
-    try:
-        return import_string(path)
-    except ImportError as exc:
-        raise ImproperlyConfigured(
-            f"PAINTRL_INFORMATIVE_ORDER={path!r} does not name an importable function: {exc}"
-        ) from exc
+    return setting_function("PAINTRL_INFORMATIVE_ORDER")

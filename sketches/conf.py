@@ -24,15 +24,21 @@ def score_size() -> int:
     return settings.PAINTRL_SCORE_SIZE
 
 
-def png_in_use() -> Callable[[str], bool] | None:
-    """The check a re-render asks before deleting an old PNG, or None when
-    none is set (old PNGs are then kept)."""
-    path = settings.PAINTRL_PNG_IN_USE
+def setting_function(name: str, default: str = "") -> Callable | None:
+    """The function a dotted-path setting names (how a lower app reaches a
+    higher one's code), or None when the setting is empty; a path that does
+    not import is an ImproperlyConfigured naming the setting."""
+    path = getattr(settings, name, default)
     if not path:
         return None
     try:
         return import_string(path)
     except ImportError as exc:
         raise ImproperlyConfigured(
-            f"PAINTRL_PNG_IN_USE={path!r} does not name an importable function: {exc}"
-        ) from exc
+            f"{name}={path!r} does not name an importable function: {exc}") from exc
+
+
+def png_in_use() -> Callable[[str], bool] | None:
+    """The check a re-render asks before deleting an old PNG, or None when
+    none is set (old PNGs are then kept)."""
+    return setting_function("PAINTRL_PNG_IN_USE")

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.utils.module_loading import import_string
 
 from ..code_text import MAX_SKETCH_BYTES
+from ..conf import setting_function
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,4 @@ GradesHandler = Callable[..., object]
 def grades_handler() -> GradesHandler:
     """The function that stores imported grades, `handler(*, render, grades)`.
     A dotted path, so that sketches never imports the rating app."""
-    path = getattr(settings, "PAINTRL_IMPORT_GRADES_HANDLER", "rating.services.grades_import")
-    try:
-        return import_string(path)
-    except ImportError as exc:
-        raise ImproperlyConfigured(
-            f"PAINTRL_IMPORT_GRADES_HANDLER={path!r} cannot be imported: {exc}") from exc
+    return setting_function("PAINTRL_IMPORT_GRADES_HANDLER", "rating.services.grades_import")
