@@ -42,7 +42,6 @@ else it is running; compare runs on the same machine only.
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import statistics
 import sys
@@ -55,10 +54,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
-from PIL import Image  # noqa: E402
 
 from sketches.painter import paint  # noqa: E402
-from sketches.renderer import RendererConfig, RenderPool  # noqa: E402
+from sketches.renderer import RendererConfig, RenderPool, fidelity  # noqa: E402
+from sketches.renderer.fidelity import picture_difference  # noqa: E402
 from sketches.rendering import OK, render_text  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
@@ -66,9 +65,9 @@ TARGET_SPEEDUP = 3.0
 TARGET_MEDIAN_OVERHEAD_MS = 100.0
 TIERS = ("good", "fair", "bad")
 TARGET_MASK_SPEEDUP = {"good": 5.0, "overall": 3.0}
-TARGET_MAD = 0.3  # levels per channel
-TARGET_OFF_SHARE = 0.005  # pixels off by more than OFF_LEVELS
-OFF_LEVELS = 10
+TARGET_MAD = fidelity.MEAN_LEVELS_MAX  # levels per channel
+TARGET_OFF_SHARE = fidelity.OFF_SHARE_MAX  # pixels off by more than OFF_LEVELS
+OFF_LEVELS = fidelity.OFF_LEVELS
 # Old-way renders of the good tier drew for up to ~25 s at 400 px: give both
 # ways room, so the comparison times paintings, not the deadline.
 MASKS_DEADLINE_S = 120.0
@@ -86,21 +85,15 @@ class MaskPair:
     statuses: tuple[str, str]
 
 
-def pixels(png: bytes) -> np.ndarray:
-    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(np.int16)
-
-
 def compare_pictures(old_png: bytes | None,
                      new_png: bytes | None) -> tuple[float | None, float | None]:
-    """Mean absolute difference per channel, and the share of pixels off by
-    more than OFF_LEVELS in any channel."""
+    """sketches.renderer.fidelity's measure; None where there is nothing to compare."""
     if not old_png or not new_png:
         return None, None
-    old, new = pixels(old_png), pixels(new_png)
-    if old.shape != new.shape:
+    try:
+        return picture_difference(old_png, new_png)
+    except ValueError:  # different sizes
         return None, None
-    diff = np.abs(old - new)
-    return float(diff.mean()), float((diff.max(axis=2) > OFF_LEVELS).mean())
 
 
 def run_masks(seeds: int, size: int, render_seed: int) -> list[MaskPair]:

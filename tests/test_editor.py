@@ -20,6 +20,8 @@ from paintrl_site.celery import app as celery_app
 from sketches import editing, services
 from sketches.editor_views import NOT_UTF8
 from sketches.models import Render, Sketch
+from sketches.renderer import fidelity
+from sketches.renderer.fidelity import picture_difference, same_picture
 from tests.conftest import chromium_path, read_sketch
 from tests.workers import TEST_REDIS_URL, wait_for
 
@@ -313,34 +315,7 @@ class TestSavedEditIsRendered:
         assert renders_gradable().filter(pk=render.pk, sketch__origin="edited").exists()
 
 
-
 HIBISCUS = read_sketch("good/hibiscus.js")
-# The preview must show the server's picture: both run the renderer's own
-# harness (its fill masks included), p5 and p5.brush, at the same seed.
-# Measured here (2026-12-01, both in this Chromium on SwiftShader): identical
-# at device pixel ratio 1 and 2 (mean 0.000 levels, no pixel off by more than
-# 10), while the server's picture at the next seed is 1.77 levels off with
-# 3.9 % of pixels off. Before the editor pinned the ratio to 1, a ratio-2
-# screen painted at 2x: 1.75 levels off once downscaled, 2.0 % of pixels.
-PREVIEW_MEAN_DIFF_MAX = 0.3  # levels per channel
-PREVIEW_OFF_SHARE_MAX = 0.005  # share of pixels off by more than PREVIEW_OFF_LEVELS
-PREVIEW_OFF_LEVELS = 10
-
-
-def png_pixels(png: bytes) -> np.ndarray:
-    """RGB levels, transparent areas on white, as sketches.renderer stores them."""
-    from sketches.renderer.paint import image_on_white
-
-    with Image.open(io.BytesIO(png)) as img:
-        return np.asarray(image_on_white(img), dtype=np.int16)
-
-
-def picture_difference(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """Mean absolute difference per channel, and the share of pixels with a
-    channel off by more than PREVIEW_OFF_LEVELS."""
-    assert a.shape == b.shape, (a.shape, b.shape)
-    diff = np.abs(a - b)
-    return float(diff.mean()), float((diff.max(axis=2) > PREVIEW_OFF_LEVELS).mean())
 
 
 @pytest.fixture
@@ -367,6 +342,13 @@ def screen(browser_context):
         browser.close()
 
 
+# The preview must show the server's picture: both run the renderer's own
+# harness (its fill masks included), p5 and p5.brush, at the same seed.
+# Measured here (2026-12-01, both in this Chromium on SwiftShader): identical
+# at device pixel ratio 1 and 2 (mean 0.000 levels, no pixel off by more than
+# 10), while the server's picture at the next seed is 1.77 levels off with
+# 3.9 % of pixels off. Before the editor pinned the ratio to 1, a ratio-2
+# screen painted at 2x: 1.75 levels off once downscaled, 2.0 % of pixels.
 @pytest.mark.django_db(transaction=True)
 class TestPreviewMatchesTheServer:
     # 2: a curator's high-density screen, where p5 would paint at 2x.
@@ -384,16 +366,16 @@ class TestPreviewMatchesTheServer:
         assert page.input_value("#id_seed") == "7"  # the source render's seed
         frame = page.locator("#preview-holder iframe").element_handle().content_frame()
         capture = frame.evaluate("window.__paintrl.capture()")
-        preview = png_pixels(base64.b64decode(capture.split(",", 1)[1]))
+        preview = base64.b64decode(capture.split(",", 1)[1])
 
         server, next_seed = (render_text(render_pool, HIBISCUS, seed) for seed in (7, 8))
         assert server.status == next_seed.status == "ok", server.violations
-        mean, off = picture_difference(preview, png_pixels(server.png))
-        seed_mean, seed_off = picture_difference(png_pixels(next_seed.png),
-                                                 png_pixels(server.png))
+        mean, off = picture_difference(preview, server.png)
+        seed_mean, seed_off = picture_difference(next_seed.png, server.png)
         figures = (f"preview vs server at seed 7: mean {mean:.3f} levels, {off:.3%} of pixels "
-                   f"off by more than {PREVIEW_OFF_LEVELS}; server at seed 8 vs 7: mean "
+                   f"off by more than {fidelity.OFF_LEVELS}; server at seed 8 vs 7: mean "
                    f"{seed_mean:.3f}, {seed_off:.3%}")
-        assert mean <= PREVIEW_MEAN_DIFF_MAX and off <= PREVIEW_OFF_SHARE_MAX, figures
+        assert same_picture(preview, server.png), figures
         # The comparison tells one seed from the next, so the match is the seed's.
-        assert seed_mean > PREVIEW_MEAN_DIFF_MAX and seed_off > PREVIEW_OFF_SHARE_MAX, figures
+        assert (seed_mean > fidelity.MEAN_LEVELS_MAX
+                and seed_off > fidelity.OFF_SHARE_MAX), figures

@@ -10,7 +10,9 @@ import pytest
 from PIL import Image, ImageChops
 
 from sketches.brush_api import BRUSH_METHODS
+from sketches.painter import paint
 from sketches.renderer import RenderPool
+from sketches.renderer.fidelity import picture_difference, same_picture
 from sketches.renderer.sandbox import STOP_GRACE_S
 from sketches.rendering import render_text
 from tests.conftest import SHORT_DEADLINE_S, make_config, read_sketch
@@ -111,6 +113,34 @@ class TestHonestSketches:
             outcome = render_text(pool, ANIMATED.replace("if (frameCount >= 4) noLoop();", ""))
         assert outcome.status == "ok"
         assert outcome.frames == 5
+
+
+class TestFillMasks:
+    """Harness 3 draws p5.brush's fill masks on CPU canvases; the picture must
+    stay the one the SwiftShader masks painted (cpu_fill_masks=False)."""
+
+    @pytest.fixture(scope="class")
+    def swiftshader_masks_pool(self):
+        with RenderPool(make_config(browsers=1, cpu_fill_masks=False)) as pool:
+            yield pool
+
+    @pytest.mark.parametrize("name", ["hibiscus", "painter_poppy_good"])
+    def test_cpu_masks_paint_the_swiftshader_masks_picture(self, render_pool,
+                                                           swiftshader_masks_pool, name):
+        # The painter's poppy (seed 0, good tier): bleed, texture and layered
+        # glazes, where a plain CPU canvas painted visibly paler washes.
+        code = (read_sketch("good/hibiscus.js") if name == "hibiscus"
+                else paint(0, subject="poppy", size=200).code)
+        new = render_text(render_pool, code, seed=4)
+        old = render_text(swiftshader_masks_pool, code, seed=4)
+        assert new.status == old.status == "ok", (new.details, old.details)
+        mean, off = picture_difference(new.png, old.png)
+        assert same_picture(new.png, old.png), f"mean {mean:.3f} levels, {off:.3%} of pixels off"
+
+    def test_the_two_ways_are_told_apart_in_the_version(self, render_pool, swiftshader_masks_pool):
+        new = render_text(render_pool, LINES, seed=1).renderer_version
+        old = render_text(swiftshader_masks_pool, LINES, seed=1).renderer_version
+        assert new.startswith("harness/3 ") and old.startswith("harness/3+gpu-masks ")
 
 
 class TestStoppedAtDeadline:
