@@ -16,9 +16,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from .conf import png_in_use
-from .models import IMPORTED_RENDERER, Render, Sketch
+from .models import Render, Sketch
 from .renderer import RenderPool, shared_pool
-from .rendering import UNAVAILABLE, RenderOutcome, render_text
+from .rendering import UNAVAILABLE, RenderOutcome, render_text, renderer_version
 from .selectors import renders_stale
 
 log = logging.getLogger(__name__)
@@ -160,9 +160,9 @@ def renders_rerender(
     (render_store, replace_stale); one that comes back `unavailable` keeps its
     old PNG, verdict and version, and stays stale for the next run. Pending
     and imported renders are never touched."""
-    todo = list(Render.objects.select_related("sketch").filter(pk__in=render_ids)
-                .exclude(status=Render.Status.PENDING)
-                .exclude(renderer_version=IMPORTED_RENDERER))
+    pool = pool or shared_pool()
+    todo = list(renders_stale(renderer_version(pool)).select_related("sketch")
+                .filter(pk__in=render_ids))
 
     def store(render: Render, outcome: RenderOutcome) -> Rerender:
         stored = render_store(render=render, outcome=outcome, replace_stale=True)
@@ -170,7 +170,7 @@ def renders_rerender(
                     and stored.renderer_version == outcome.renderer_version)
         return Rerender(stored, outcome.status, replaced)
 
-    return _render_concurrently(todo, pool or shared_pool(), store, on_progress)
+    return _render_concurrently(todo, pool, store, on_progress)
 
 
 def _render_concurrently(
