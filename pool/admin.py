@@ -11,6 +11,8 @@ from .rules import pool_rule_current
 class PoolRuleAdmin(admin.ModelAdmin):
     list_display = ["pk", "love_share", "okay_tier", "min_grades", "min_per_subject", "note",
                     "created_by", "created"]
+    # Nullable foreign keys are not joined by default: one query a row without this.
+    list_select_related = ["created_by"]
     fields = ["love_share", "okay_tier", "min_grades", "min_per_subject", "note"]
 
     def has_change_permission(self, request, obj=None):
@@ -31,6 +33,7 @@ class PoolRuleAdmin(admin.ModelAdmin):
 @admin.register(PoolPin)
 class PoolPinAdmin(admin.ModelAdmin):
     list_display = ["render", "action", "tier", "reason", "created_by", "created"]
+    list_select_related = ["render", "created_by"]
     list_filter = ["action", "tier"]
     search_fields = ["reason", "render__sketch__prompt"]
     raw_id_fields = ["render"]
@@ -61,6 +64,7 @@ class PoolSnapshotAdmin(admin.ModelAdmin):
     """Read-only: freeze snapshots on the curation page (pool.services.snapshot_freeze)."""
 
     list_display = ["name", "created", "created_by", "note"]
+    list_select_related = ["created_by"]
     search_fields = ["name", "note"]
     fields = ["name", "note", "rule", "counts", "created_by", "created"]
     readonly_fields = fields

@@ -29,7 +29,10 @@ class Grade(models.Model):
     value = models.CharField(max_length=8, choices=Value.choices)
     shown_ms = models.PositiveIntegerField(
         null=True, blank=True, help_text="How long the render was on screen before the grade.")
-    source = models.CharField(max_length=10, choices=Source.choices, default=Source.APP)
+    # Indexed: "are there human grades?" is asked on the pool page and by
+    # every reward-model and agreement read.
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.APP,
+                              db_index=True)
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     updated = models.DateTimeField(auto_now=True)
 

@@ -43,6 +43,8 @@ class ImportJobAdmin(admin.ModelAdmin):
     """Read-only: jobs are made by the upload page (/sketches/import/)."""
     list_display = ("id", "original_filename", "uploaded_by", "status", "done", "total",
                     "created")
+    # Nullable foreign keys are not joined by default: one query a row without this.
+    list_select_related = ("uploaded_by",)
     list_filter = ("status",)
     readonly_fields = [f.name for f in ImportJob._meta.fields]
 

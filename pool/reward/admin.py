@@ -52,6 +52,8 @@ class TrainForm(forms.Form):
 class RewardModelAdmin(admin.ModelAdmin):
     list_display = ("version", "status", "progress_bar", "heldout_accuracy", "grades_used",
                     "active", "created_by", "created")
+    # Nullable foreign keys are not joined by default: one query a row without this.
+    list_select_related = ("created_by",)
     list_display_links = ("version",)
     list_filter = ("status", "active")
     actions = ["cancel_selected", "activate_selected"]
