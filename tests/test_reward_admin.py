@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from pool.models import RewardModel
 from pool.reward import services
+from pool.reward.metrics import evidence_warning
 from tests.reward_data import SMALL_CONFIG, media_settings, toy_graded_renders
 
 
@@ -56,8 +57,32 @@ class TestRewardModelAdmin:
         page = staff.get(reverse("admin:pool_rewardmodel_change", args=[job.pk])).content
         assert b"Held-out (test split) pairwise accuracy" in page
         assert b"Activate and score renders" in page
+        job.refresh_from_db()
+        test = job.metrics["test"]
+        low, high = test["pairwise_accuracy_interval"]
+        assert f"[{low:.2f}-{high:.2f}] on {test['pairs']} pairs".encode() in page
+        # 45 toy renders leave about 12 in the test split: too few to trust,
+        # and the page, the list and the activation all say so.
+        assert evidence_warning(test) is not None
+        assert b"Do not rely on this model" in page
+        listing = staff.get(reverse("admin:pool_rewardmodel_changelist")).content
+        assert b"too little evidence" in listing
         with django_capture_on_commit_callbacks() as callbacks:
-            staff.post(reverse("admin:pool_rewardmodel_changelist"),
-                       {"action": "activate_selected", "_selected_action": [job.pk]})
+            response = staff.post(reverse("admin:pool_rewardmodel_changelist"),
+                                  {"action": "activate_selected", "_selected_action": [job.pk]},
+                                  follow=True)
         job.refresh_from_db()
         assert job.active and len(callbacks) == 1
+        assert "trained on too little to trust" in response.content.decode()
+
+    def test_a_model_measured_on_enough_renders_carries_no_warning(self, staff):
+        job = services.reward_model_create(queue=False)
+        RewardModel.objects.filter(pk=job.pk).update(status="done", metrics={
+            "heldout_pairwise_accuracy": 0.82, "epochs_run": 9,
+            "test": {"pairs": 2400, "renders": 160, "pairwise_accuracy_interval": [0.77, 0.87],
+                     "by_grade": {}, "calibration": {"bins": [], "ece": 0.05}}})
+        listing = staff.get(reverse("admin:pool_rewardmodel_changelist")).content
+        assert b"0.820 <small>[0.77-0.87] 2400 pairs</small>" in listing
+        assert b"too little evidence" not in listing
+        page = staff.get(reverse("admin:pool_rewardmodel_change", args=[job.pk])).content
+        assert b"Do not rely on this model" not in page

@@ -21,7 +21,13 @@ from pool.reward.data import (
     split_of,
 )
 from pool.reward.features import decode, load_images
-from pool.reward.metrics import calibration, grade_boundaries, pairwise_accuracy
+from pool.reward.metrics import (
+    accuracy_interval,
+    calibration,
+    evidence_warning,
+    grade_boundaries,
+    pairwise_accuracy,
+)
 from pool.reward.model import Scorer
 from pool.reward.train import TrainingCancelled, fit, new_scorer
 from tests.reward_data import GRADES, SMALL_CONFIG, media_settings, toy_graded_renders, toy_png
@@ -132,6 +138,32 @@ class TestMetrics:
         scores, grades = np.array([0.0, 10.0, 20.0] * 5), np.array([0, 1, 2] * 5)
         result = calibration(scores, grades)
         assert result["pairs"] == 75 and result["ece"] < 0.01
+
+    def test_the_interval_holds_the_accuracy_and_narrows_with_more_renders(self):
+        rng = np.random.default_rng(3)
+        widths = []
+        for n in (30, 300):
+            grades = rng.integers(0, 3, n).astype(float)
+            scores = grades + rng.normal(0, 1.0, n)
+            low, high = accuracy_interval(scores, grades)
+            assert low < pairwise_accuracy(scores, grades) < high
+            widths.append(high - low)
+        assert widths[1] < widths[0] / 2
+        assert accuracy_interval(np.array([1.0, 2.0]), np.array([1, 1])) is None
+
+    def test_too_little_evidence_is_named_with_its_sample(self):
+        few = {"pairs": 4, "renders": 4, "pairwise_accuracy_interval": [1.0, 1.0]}
+        assert "too little to measure: 4 held-out pairs of 4 renders" in evidence_warning(few)
+        chance = {"pairs": 200, "renders": 30, "pairwise_accuracy_interval": [0.48, 0.66]}
+        assert evidence_warning(chance).startswith("not distinguishable from chance")
+        wide = {"pairs": 200, "renders": 30, "pairwise_accuracy_interval": [0.56, 0.80]}
+        assert evidence_warning(wide).startswith("too imprecise")
+        good = {"pairs": 2000, "renders": 150, "pairwise_accuracy_interval": [0.77, 0.87]}
+        assert evidence_warning(good) is None
+        assert evidence_warning({"pairs": 20, "renders": 9}).startswith("too little")
+        small = {"pairs": 45, "renders": 12, "pairwise_accuracy_interval": [0.90, 1.0]}
+        assert evidence_warning(small).startswith("too little to measure")
+        assert evidence_warning(None) == "it has no held-out measurement"
 
     def test_boundaries_fall_between_the_grades(self):
         scores = np.array([-2.0, -1.5, 0.0, 0.5, 2.0, 2.5])

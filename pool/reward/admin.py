@@ -18,6 +18,7 @@ from pool.models import RewardModel
 from . import services
 from .config import KINDS, TrainConfig
 from .data import SOURCE_CHOICES
+from .metrics import evidence_warning
 
 Status = RewardModel.Status
 LIVE = (Status.QUEUED, Status.RUNNING)
@@ -27,6 +28,12 @@ def _num(value, spec: str) -> str:
     """A metric as text (format_html escapes its arguments, so numbers are
     formatted first); "-" where a split had nothing to measure."""
     return "-" if value is None else format(value, spec)
+
+
+def _interval(test: dict) -> str:
+    """ "[lo-hi] " for a split whose record has the interval, else ""."""
+    interval = test.get("pairwise_accuracy_interval")
+    return "" if interval is None else f"[{interval[0]:.2f}-{interval[1]:.2f}] "
 
 
 class TrainForm(forms.Form):
@@ -89,7 +96,16 @@ class RewardModelAdmin(admin.ModelAdmin):
 
     @admin.display(description="held-out pairwise accuracy")
     def heldout_accuracy(self, obj: RewardModel) -> str:
-        return _num((obj.metrics or {}).get("heldout_pairwise_accuracy"), ".3f")
+        metrics = obj.metrics or {}
+        if obj.status != Status.DONE or "test" not in metrics:
+            return _num(metrics.get("heldout_pairwise_accuracy"), ".3f")
+        test = metrics["test"]
+        warning = evidence_warning(test)
+        return format_html(
+            "{} <small>{}{} pairs</small>{}", _num(metrics["heldout_pairwise_accuracy"], ".3f"),
+            _interval(test), test.get("pairs", 0),
+            format_html(' <b class="errornote" title="{}">too little evidence</b>', warning)
+            if warning else "")
 
     @admin.display(description="grades")
     def grades_used(self, obj: RewardModel) -> str:
@@ -116,16 +132,19 @@ class RewardModelAdmin(admin.ModelAdmin):
              for b in test["calibration"]["bins"]))
         boundaries = ", ".join(f"{k} at {_num(v, '+.2f')}"
                                for k, v in metrics.get("boundaries", {}).items())
+        warning = evidence_warning(test)
         return format_html(
-            "<p>Held-out (test split) pairwise accuracy <b>{}</b> on {} pairs of {} renders; "
+            "{}<p>Held-out (test split) pairwise accuracy <b>{}</b> {}on {} pairs of {} renders; "
             "validation {}, train {}. Best epoch {} of {} ({}), {} s.</p>"
             "<p>Scores per grade (test split)</p><table><tr><th>grade</th><th>n</th>"
             "<th>mean</th><th>q10</th><th>median</th><th>q90</th></tr>{}</table>"
             "<p>Calibration: P(a beats b) = sigmoid(score a - score b) against the observed "
             "rate; ECE {}</p><table><tr><th>predicted</th><th>pairs</th><th>mean "
             "predicted</th><th>observed</th></tr>{}</table><p>Grade boundaries: {}</p>",
-            _num(metrics["heldout_pairwise_accuracy"], ".3f"), test["pairs"], test["renders"],
-            _num(metrics.get("validation_pairwise_accuracy"), ".3f"),
+            format_html('<p class="errornote">Do not rely on this model: its accuracy is {}.'
+                        " Grade more renders and train again.</p>", warning) if warning else "",
+            _num(metrics["heldout_pairwise_accuracy"], ".3f"), _interval(test), test["pairs"],
+            test["renders"], _num(metrics.get("validation_pairwise_accuracy"), ".3f"),
             _num(metrics.get("train_pairwise_accuracy"), ".3f"), metrics.get("best_epoch"),
             metrics.get("epochs_run"), metrics.get("stopped_by"), metrics.get("train_seconds"),
             grades, _num(test["calibration"].get("ece"), ".3f"), bins, boundaries or "-")
@@ -169,6 +188,12 @@ class RewardModelAdmin(admin.ModelAdmin):
             return
         self.message_user(request, f"v{reward_model.version} is active; renders are being "
                                    "scored on the train worker.")
+        warning = evidence_warning((reward_model.metrics or {}).get("test"))
+        if warning:
+            self.message_user(request, f"v{reward_model.version} was trained on too little to "
+                                       f"trust: its held-out accuracy is {warning}. Its scores "
+                                       "and the runs judged by it may mean little.",
+                              messages.WARNING)
 
     # --- pages ----------------------------------------------------------
     def get_urls(self):

@@ -8,6 +8,7 @@ from pool.models import RewardModel
 from pool.reward import services
 from pool.reward.config import KINDS, TrainConfig
 from pool.reward.data import SOURCE_CHOICES
+from pool.reward.metrics import evidence_warning
 from pool.reward.scoring import renders_score
 
 
@@ -75,12 +76,20 @@ class Command(BaseCommand):
     def print_metrics(self, reward_model: RewardModel) -> None:
         metrics, data = reward_model.metrics, reward_model.training_data
         kind = "SIMULATED" if metrics.get("simulated_grades") else "human"
+        accuracy = metrics["heldout_pairwise_accuracy"]
+        interval = metrics["test"].get("pairwise_accuracy_interval")
         self.stdout.write(self.style.SUCCESS(
             f"Reward model v{reward_model.version} done: held-out pairwise accuracy "
-            f"{metrics['heldout_pairwise_accuracy']:.3f} on {metrics['test']['pairs']} pairs "
+            f"{'-' if accuracy is None else format(accuracy, '.3f')}"
+            f"{'' if interval is None else f' [{interval[0]:.2f}-{interval[1]:.2f}]'} "
+            f"on {metrics['test']['pairs']} pairs "
             f"({kind} grades, {data['renders']} renders); best epoch {metrics['best_epoch']} "
             f"of {metrics['epochs_run']} ({metrics['stopped_by']}), "
             f"{metrics['train_seconds']:.0f} s."))
+        warning = evidence_warning(metrics["test"])
+        if warning:
+            self.stdout.write(self.style.WARNING(
+                f"Do not rely on this model: its accuracy is {warning}."))
         for grade, row in metrics["test"]["by_grade"].items():
             self.stdout.write(f"  {grade:5}  n={row['n']:4d}  mean score {row['mean']:+.2f}  "
                               f"median {row['median']:+.2f}")
