@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from django.db.models import Count
 
+from pool.models import RewardModel
+from pool.reward.metrics import evidence_warning
 from rating.models import Grade
 from rating.selectors import renders_gradable
 from sketches import selectors as sketch_selectors
@@ -59,3 +61,25 @@ def grading_progress() -> GradingProgress:
         gradable_renders=gradable.count(),
         curators=Grade.objects.values("curator").distinct().count(),
     )
+
+
+@dataclass(frozen=True)
+class RewardModelState:
+    """The reward model that scores renders and answers the local judge, or
+    what is missing: the newest finished one waits to be activated."""
+
+    active: RewardModel | None
+    newest_done: RewardModel | None
+
+    @property
+    def warning(self) -> str | None:
+        if self.active is None:
+            return None
+        return evidence_warning((self.active.metrics or {}).get("test"))
+
+
+def reward_model_state() -> RewardModelState:
+    done = RewardModel.objects.filter(status=RewardModel.Status.DONE).only(
+        "pk", "version", "active", "metrics")
+    return RewardModelState(active=done.filter(active=True).first(),
+                            newest_done=done.order_by("-version").first())

@@ -15,4 +15,6 @@ def home(request):
         "grading": overview.grading_progress(),
         "recent": selectors.renders_recent(),
     }
+    if request.user.is_staff:
+        context["reward_model"] = overview.reward_model_state()
     return render(request, "home.html", context)

@@ -25,7 +25,11 @@ class TestRewardModelAdmin:
         listing = staff.get(reverse("admin:pool_rewardmodel_changelist"))
         train_url = reverse("admin:pool_rewardmodel_train")
         assert train_url in listing.content.decode()
-        assert staff.get(train_url).status_code == 200
+        form = staff.get(train_url)
+        assert form.status_code == 200
+        # None is active yet: the form offers to activate this one.
+        assert form.context["form"]["activate"].initial is True
+        assert b"No model is active now." in form.content
         with django_capture_on_commit_callbacks() as callbacks:
             response = staff.post(train_url, {"sources": "auto", "max_epochs": 5,
                                                "image_size": 32, "seed": 1, "model": "cnn"})

@@ -94,6 +94,46 @@ class TestEnsureAdmin:
         assert admin.is_staff and admin.check_password("given-password-123")
 
 
+class TestHomeRewardModel:
+    """Staff are told to activate a reward model, and how far to trust it."""
+
+    @pytest.fixture
+    def staff(self, client):
+        client.force_login(get_user_model().objects.create_user(
+            "boss", password="a-long-password-1", is_staff=True))
+        return client
+
+    def reward_model(self, version, *, active=False, renders=160):
+        from pool.models import RewardModel
+
+        test = {"pairs": 40 * renders, "renders": renders,
+                "pairwise_accuracy_interval": [0.77, 0.87]}
+        return RewardModel.objects.create(version=version, status="done", active=active,
+                                          metrics={"test": test})
+
+    def test_none_trained_none_active_then_one_to_activate(self, staff):
+        assert b"No reward model is trained yet" in staff.get(reverse("home")).content
+        self.reward_model(1)
+        self.reward_model(2)
+        page = staff.get(reverse("home")).content.decode()
+        assert "No reward model is active" in page and ">v2</a> is trained; activate it" in page
+
+    def test_the_active_one_is_named_with_its_warning_when_it_knows_too_little(self, staff):
+        self.reward_model(1, active=True)
+        page = staff.get(reverse("home")).content.decode()
+        assert ">v1</a>." in page and "too little to trust" not in page
+        self.reward_model(2, renders=12)
+        from pool.models import RewardModel
+        RewardModel.objects.update(active=False)
+        RewardModel.objects.filter(version=2).update(active=True)
+        page = staff.get(reverse("home")).content.decode()
+        assert ">v2</a> <strong" in page and "trained on too little to trust: too little" in page
+
+    def test_curators_are_not_shown_the_reward_model(self, client, user):
+        client.force_login(user)
+        assert b"reward model is" not in client.get(reverse("home")).content
+
+
 class TestRenderDetail:
     def test_shows_the_taste_score_and_the_model_that_gave_it(self, client, user):
         sketch = services.sketch_create(code="function setup(){}")

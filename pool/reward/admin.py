@@ -54,6 +54,13 @@ class TrainForm(forms.Form):
     activate = forms.BooleanField(required=False, initial=False,
                                   help_text="Make it the active model when it finishes.")
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # With none active, the first model trained is the one wanted: ticked.
+        if not RewardModel.objects.filter(active=True).exists():
+            self.fields["activate"].initial = True
+            self.fields["activate"].help_text += " No model is active now."
+
 
 @admin.register(RewardModel)
 class RewardModelAdmin(admin.ModelAdmin):
