@@ -34,7 +34,10 @@ class RenderProgress:
 
 
 @dataclass(frozen=True)
-class GradingProgress:
+class GradingTotals:
+    """Grades across all curators (rating.selectors.GradingProgress is one
+    curator's progress through the queue)."""
+
     by_value: dict[str, int]
     graded_renders: int
     gradable_renders: int
@@ -50,12 +53,12 @@ def render_progress() -> RenderProgress:
                           per_minute=sketch_selectors.render_rate_per_minute())
 
 
-def grading_progress() -> GradingProgress:
+def grading_progress() -> GradingTotals:
     by_value = {value: 0 for value in Grade.Value.values}
     for row in Grade.objects.values("value").annotate(n=Count("id")):
         by_value[row["value"]] = row["n"]
     gradable = renders_gradable()
-    return GradingProgress(
+    return GradingTotals(
         by_value=by_value,
         graded_renders=gradable.filter(grades__isnull=False).distinct().count(),
         gradable_renders=gradable.count(),

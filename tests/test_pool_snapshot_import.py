@@ -114,7 +114,7 @@ class TestImport:
         # Into the database it came from, the sketches are found (same code)
         # but the renders made here are not reused: the render import reuses,
         # for an item that brings a PNG, only a render it imported itself
-        # (sketches.importing.service._render_reuse). Each member gets a new
+        # (sketches.importing.services._render_reuse). Each member gets a new
         # render of the same code, seed and PNG beside the original.
         assert (result.renders_new, result.renders_reused) == (5, 0)
         assert Sketch.objects.count() == 5 and Render.objects.count() == 10

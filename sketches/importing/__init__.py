@@ -24,7 +24,7 @@ and JSONL lines), images (PNG checks), inputs (the plan of items), service
 ImportJob), upload (the form), errors (the named per-item errors)."""
 from .errors import ErrorCode, ImportInputError, ItemError
 from .report import ImportReport, ItemResult, Outcome
-from .service import import_path
+from .services import import_path
 
 __all__ = ["ErrorCode", "ImportInputError", "ImportReport", "ItemError", "ItemResult",
            "Outcome", "import_path"]

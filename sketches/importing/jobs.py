@@ -12,7 +12,7 @@ from django.utils import timezone
 from ..models import ImportJob
 from .errors import ImportInputError
 from .report import ItemResult
-from .service import import_path
+from .services import import_path
 
 logger = logging.getLogger(__name__)
 
