@@ -9,7 +9,7 @@ from django.db import transaction
 
 from .models import Sketch, code_hash
 from .painter import paint
-from .services import render_create, sketch_create
+from .services import BULK, render_create, sketch_create
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def corpus_seed(
                     continue
                 row = sketch_create(code=sketch.code, prompt=sketch.prompt,
                                     origin=Sketch.Origin.PROCEDURAL, meta=sketch.meta)
-                render_create(sketch=row, seed=sketch.meta["seed"])
+                render_create(sketch=row, seed=sketch.meta["seed"], priority=BULK)
                 stored.add(row.code_sha256)
                 created += 1
         if on_progress is not None:
