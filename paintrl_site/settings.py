@@ -147,12 +147,20 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # the longest task (a training run), or the run would be delivered twice.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("PAINTRL_VISIBILITY_TIMEOUT_S", 12 * 3600),
+    # Each queue is one Redis list per step; a worker takes from the lowest
+    # step first (sketches.services.ASKED renders before BULK ones).
+    "priority_steps": [0, 3, 6, 9],
 }
 CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_TASK_ALWAYS_EAGER = env_bool("PAINTRL_CELERY_EAGER", False)
 
 # --- Renderer (sketches/conf.py reads these) ----------------------------
 PAINTRL_CHROMIUM_PATH = os.environ.get("PAINTRL_CHROMIUM_PATH", "/usr/bin/chromium")
+# Chromium's own sandbox (sketches/renderer/os_sandbox.py): the user a root
+# worker runs the browser as, and whether a machine without the sandbox may
+# render anyway (off: the renderer refuses to start there).
+PAINTRL_CHROMIUM_USER = os.environ.get("PAINTRL_CHROMIUM_USER", "paintrl-chromium")
+PAINTRL_CHROMIUM_ALLOW_UNSANDBOXED = env_bool("PAINTRL_CHROMIUM_ALLOW_UNSANDBOXED", False)
 PAINTRL_RENDER_BROWSERS = env_int("PAINTRL_RENDER_BROWSERS", 2)
 PAINTRL_RENDER_DEADLINE_S = env_float("PAINTRL_RENDER_DEADLINE_S", 30.0)
 PAINTRL_RENDER_MAX_FRAMES = env_int("PAINTRL_RENDER_MAX_FRAMES", 60)

@@ -12,6 +12,8 @@ from .renderer.config import RendererConfig
 def renderer_config() -> RendererConfig:
     return RendererConfig(
         chromium_path=settings.PAINTRL_CHROMIUM_PATH,
+        sandbox_user=settings.PAINTRL_CHROMIUM_USER,
+        allow_unsandboxed=settings.PAINTRL_CHROMIUM_ALLOW_UNSANDBOXED,
         browsers=settings.PAINTRL_RENDER_BROWSERS,
         deadline_s=settings.PAINTRL_RENDER_DEADLINE_S,
         max_frames=settings.PAINTRL_RENDER_MAX_FRAMES,

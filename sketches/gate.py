@@ -37,6 +37,19 @@ STORAGE_ACCESS = "storage_access"
 WORKER = "worker"
 TAMPERING = "tampering"
 FRAME = "frame"
+# Paint that did not come from p5.brush (see harness.js, "How paint reaches
+# the canvas"); each detail says what was seen in words a person can act on.
+# Plain p5 shapes, pasted buffers, pixel writes or raw WebGL laid much of the
+# paint on the canvas, next to some brush calls (see PLAIN_PAINT_SHARE).
+PLAIN_PAINTING = "plain_painting"
+# Pixels written one by one (updatePixels(), set()) instead of painted.
+DIRECT_PIXELS = "direct_pixels"
+# An image decoded from a data: URL, a Blob or a bitmap was drawn into a canvas.
+EMBEDDED_IMAGE = "embedded_image"
+# WebGL drawn on a context of the sketch's own (its own canvas or an OffscreenCanvas).
+RAW_WEBGL = "raw_webgl"
+# A canvas, image, SVG or video of the sketch's own put into the page.
+OVERLAY = "overlay"
 
 # Calls whose only purpose is to reach outside the page.
 NETWORK_PATTERN = re.compile(
@@ -51,6 +64,20 @@ ASSET_PATTERN = re.compile(
     re.I,
 )
 SYNTAX_ERROR_TEXT = re.compile(r"\bSyntaxError\b")
+
+# The paint ledger (harness.js) credits each painted pixel to p5.brush or to
+# plain drawing. A render is plain_painting when plain drawing laid more than
+# PLAIN_PAINT_SHARE of the painted pixels and more than PLAIN_PAINT_COVER of
+# the canvas: a few plain guide lines under a painting stay well below both.
+# Measured with benchmarks/gate_false_rejects.py (harness 4, 2 cores,
+# 2026-12-01): the painter's 300 test seeds and tests/sketches/good (303
+# sketches) credit plain drawing with 0.000 of their paint (background() is
+# paper, not paint), none rejected; the four hybrids in the hostile corpus
+# 0.927-1.000 of the paint and 0.33-0.71 of the canvas, all rejected. Two
+# plain guide lines under a painting (tests/test_renderer.py,
+# TestHonestRoutes) pass.
+PLAIN_PAINT_SHARE = 0.25
+PLAIN_PAINT_COVER = 0.02
 
 
 def static_violations(code: str) -> dict[str, str]:
@@ -109,12 +136,32 @@ def runtime_violations(run: PageRun, paint_fraction: float | None,
         if plain:
             found[PLAIN_PRIMITIVES_ONLY] = ", ".join(sorted(plain))
         found[NO_BRUSH_PAINTING] = "no p5.brush painting call ran"
+    if snap.get("phase") == "done" and snap.get("brushPaintCalls"):
+        share, cover = plain_paint(snap)
+        if share > PLAIN_PAINT_SHARE and cover > PLAIN_PAINT_COVER:
+            found[PLAIN_PAINTING] = (
+                f"plain p5 drawing (shapes, image(), pixels or raw WebGL), not p5.brush, laid "
+                f"{share:.0%} of the paint, {cover:.1%} of the canvas (allowed: background() "
+                f"and a few guide lines, at most {PLAIN_PAINT_SHARE:.0%} of the paint)")
     unknown = snap.get("unknownCalls") or {}
     if unknown:
         found[UNKNOWN_BRUSH_METHOD] = ", ".join(sorted(unknown))
     if paint_fraction is not None and paint_fraction < blank_floor and not unfinished:
         found[BLANK_CANVAS] = f"paint fraction {paint_fraction:.4f} < {blank_floor}"
     return found
+
+
+def plain_paint(snapshot: dict) -> tuple[float, float]:
+    """(share of the painted pixels, share of the canvas) that the harness's
+    paint ledger credits to plain drawing; zeros where it kept no account."""
+    paint = snapshot.get("paint") or {}
+    try:
+        pixels, painted, plain = (int(paint.get(k) or 0) for k in ("pixels", "painted", "plain"))
+    except (TypeError, ValueError):
+        return 0.0, 0.0
+    if pixels <= 0 or painted <= 0:
+        return 0.0, 0.0
+    return plain / painted, plain / pixels
 
 
 def timeout_detail(run: PageRun, deadline_s: float | None) -> str:

@@ -1,6 +1,11 @@
 """From text to verdict: extract the sketch, check it statically, run it in
 the pool, measure the paint, and say `ok`, `rejected` or `unavailable`.
-No database here; services.py stores what this returns."""
+No database here; services.py stores what this returns.
+
+`unavailable` is the browser's failure, never the sketch's: no verdict. A
+sketch that breaks its page or browser is `rejected` as `crashed` once the
+pool has the evidence that it, not the browser, was at fault
+(renderer/pool.py); short of that evidence the render is `unavailable`."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -16,7 +21,9 @@ UNAVAILABLE = "unavailable"
 # Bump when a change to the harness or gate can change a verdict or pixels.
 # 2: print/service-worker traps, settle before the verdict, CSP nonce
 # 3: fill masks on CPU canvases at GPU precision; a timed-out render keeps its evidence
-HARNESS_VERSION = 3
+# 4: a seeded clock and crypto; the canvas setAttributes() makes is the one read;
+#    paint routes (text, images, pixels, raw WebGL, overlays) and the paint ledger
+HARNESS_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,8 @@ def render_text(pool: RenderPool, text: str, seed: int = 0) -> RenderOutcome:
     runtime = gate.runtime_violations(run, fraction, pool.config.blank_floor,
                                       deadline_s=pool.config.deadline_s)
     verdict = gate.combine(static, runtime, run)
+    if run.crash_evidence:
+        verdict[gate.CRASHED] = run.crash_evidence
     snap = run.snapshot
     counts = {k: int(v) for k, v in (snap.get("brushCalls") or {}).items()}
     errors = list(run.page_errors) + [e for e in (snap.get("errors") or {}).values()

@@ -170,33 +170,34 @@ class TestMissingValues:
         assert pref["mean"] == pytest.approx((0.2 + 0.9 + 0.5 + 0.6) / 4)
         assert "missing" in pref["flags"]
 
-    def test_totals_are_those_without_the_missing_signal_never_a_zero(self):
+    def test_a_rollout_with_a_weighted_signal_missing_has_no_total_never_a_partial_one(self):
         values, labels = self.batch()
         pref = self.SPECS[1].key
-        dropped = [{k: v for k, v in row.items() if not (k == pref and v is None)}
-                   for row in values]
         zeroed = [{**row, pref: 0.0 if row[pref] is None else row[pref]} for row in values]
+        complete = [row for row in values if row[pref] is not None]
         with_none = rubric_diagnostics(self.SPECS, values, labels)
-        assert with_none["total"] == rubric_diagnostics(self.SPECS, dropped, labels)["total"]
-        assert with_none["advantages"]["values"] == pytest.approx(
-            rubric_diagnostics(self.SPECS, dropped, labels)["advantages"]["values"])
+        # Rollouts 2 and 5 (no preference) have no total: not the judge's value alone.
+        assert with_none["total"]["n"] == 4 and with_none["total"]["missing"] == 2
+        assert with_none["advantages"]["values"][1] is None
+        assert with_none["advantages"]["values"][4] is None
+        assert with_none["total"]["mean"] == pytest.approx(
+            statistics.fmean(0.6 * r[self.SPECS[0].key] + 0.4 * r[pref] for r in complete))
         assert with_none["total"]["mean"] != pytest.approx(
             rubric_diagnostics(self.SPECS, zeroed, labels)["total"]["mean"])
-        # Rollout 2 (judge 0.4, no preference) keeps the judge's value as its total.
-        assert with_none["total"]["n"] == 6
 
     def test_effective_share_counts_every_rollout_with_a_total(self):
         values, labels = self.batch()
         report = rubric_diagnostics(self.SPECS, values, labels)
-        assert report["effective_rows"] == 6
+        assert report["effective_rows"] == 4
         assert sum(report["effective_share"]) == pytest.approx(1.0)
 
-    def test_a_signal_missing_everywhere_has_no_share_and_the_rest_keep_theirs(self):
+    def test_a_signal_missing_everywhere_leaves_no_total_and_no_share(self):
         values, labels = self.batch()
         pref = self.SPECS[1].key
         blind = [{**row, pref: None} for row in values]
         report = rubric_diagnostics(self.SPECS, blind, labels)
-        assert report["effective_share"] == [pytest.approx(1.0), 0.0]
+        assert report["total"]["n"] == 0 and report["effective_rows"] == 0
+        assert report["effective_share"] == [None, None]
 
     def test_nan_counts_as_missing(self):
         values, labels = self.batch()

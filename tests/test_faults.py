@@ -1,6 +1,7 @@
 """Faults with the real parts: a render worker killed (SIGKILL) in the middle
-of a batch, the broker's Redis restarted while work is queued, and
-PostgreSQL going away in the middle of a write.
+of a batch, its browsers killed under it (and a sketch that crashes every
+browser it runs in, told apart from that), the broker's Redis restarted
+while work is queued, and PostgreSQL going away in the middle of a write.
 
 (A worker killed during training is tests/test_training_runs.py's; a browser
 crash is tests/test_renderer.py's.)
@@ -134,6 +135,65 @@ class TestRenderWorkerKilled:
         assert redis.Redis.from_url(TEST_REDIS_URL).hlen("unacked") == 0  # acked at last
         print(f"\nworker kill: {BATCH} renders queued in 1 batch, {len(done_at_kill)} stored "
               f"before the kill, {len(left)} after it on a new worker; lost 0, twice 0")
+
+
+# --- browsers killed under a render worker ---------------------------------
+
+# About 2.5 s here: still running when its browser is killed.
+LONG_RENDER = read_sketch("slow/long_compute_then_lines.js")
+
+
+def browser_processes(worker: subprocess.Popen) -> list:
+    """The worker's Chromium browser processes (not their renderers, GPU or zygote)."""
+    import psutil
+
+    found = []
+    for proc in psutil.Process(worker.pid).children(recursive=True):
+        try:
+            args = proc.cmdline()
+        except psutil.Error:
+            continue
+        if any(a.startswith("--proxy-server") for a in args) and not any(
+                a.startswith("--type=") for a in args):
+            found.append(proc)
+    return found
+
+
+class TestBrowsersKilledUnderTheRenderWorker:
+    def test_an_honest_render_survives_its_browsers_killed_and_a_crasher_is_rejected(
+            self, transactional_db, tmp_path, settings):
+        """SIGKILL of every browser of a live render worker, mid-render: the
+        honest render is retried on a relaunched browser and stored `ok`
+        (never `rejected`). A sketch that crashes its page in every browser
+        is stored `rejected` as `crashed`, with the evidence, not `unavailable`."""
+        from paintrl_site.celery import app
+        from sketches.tasks import render_task
+
+        app.conf.update(broker_url=TEST_REDIS_URL, result_backend=TEST_REDIS_URL)
+        redis.Redis.from_url(TEST_REDIS_URL).flushdb()
+        settings.MEDIA_ROOT = tmp_path
+        warm, honest, crasher = (
+            Render.objects.create(sketch=services.sketch_create(code=code), seed=1).pk
+            for code in (read_sketch("good/lines.js"), LONG_RENDER,
+                         read_sketch("hostile/unbounded_memory.js")))
+        worker = worker_start(TEST_REDIS_URL, tmp_path)
+        try:
+            assert render_task.delay(warm).get(timeout=180) == "ok"  # the pool is up
+            browsers = browser_processes(worker)
+            assert len(browsers) == 2, browsers
+            result = render_task.delay(honest)
+            time.sleep(1.0)
+            assert statuses([honest]) == {honest: "pending"}, "rendered before the kill"
+            for proc in browsers:
+                proc.kill()
+            assert result.get(timeout=180) == "ok"
+            assert render_task.delay(crasher).get(timeout=180) == "rejected"
+        finally:
+            worker_stop(worker)
+        assert Path(Render.objects.get(pk=honest).png.path).is_file()
+        crashed = Render.objects.get(pk=crasher)
+        assert "crashed" in crashed.violations
+        assert "in 2 browsers" in crashed.violation_details["crashed"]
 
 
 # --- the broker's Redis restarted ------------------------------------------

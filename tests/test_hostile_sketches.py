@@ -76,7 +76,8 @@ def test_corpus_covers_every_kind_of_hostile_sketch():
                   gate.EXTERNAL_ASSET, gate.TEXT_ON_CANVAS, gate.BLANK_CANVAS,
                   gate.RUNTIME_ERROR, gate.TIMEOUT, gate.CRASHED, gate.CANVAS_TOO_LARGE,
                   gate.DIALOG, gate.NAVIGATION, gate.POPUP, gate.STORAGE_ACCESS, gate.WORKER,
-                  gate.TAMPERING, gate.FRAME}
+                  gate.TAMPERING, gate.FRAME, gate.PLAIN_PAINTING, gate.DIRECT_PIXELS,
+                  gate.EMBEDDED_IMAGE, gate.RAW_WEBGL, gate.OVERLAY}
     assert must_cover <= named, must_cover - named
 
 

@@ -134,7 +134,9 @@ class TestHPSv3Judge:
     def test_rate_is_not_answered(self, service_url):
         judge = HPSv3Judge(service_url)
         assert judge.rate([RICH], [PROMPT], "beauty") == [None]
-        assert judge.notices == [f"{judge.key} does not rate pictures on beauty"]
+        assert judge.notices == [f"{judge.key} gives one score per picture and has no criteria, "
+                                 "so it cannot rate beauty: choose a vision judge "
+                                 "(OpenAI-compatible) as the judge"]
 
     def test_a_picture_the_service_refuses_is_none_with_a_notice(self, service_url):
         judge = HPSv3Judge(service_url)

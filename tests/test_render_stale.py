@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -115,6 +116,16 @@ class TestRerenderCommand:
         assert out.getvalue().startswith("nothing stale"), out.getvalue()
 
 
+@pytest.fixture
+def browser_folder():
+    """A folder Chromium may read and write: a root worker runs it as the
+    sandbox user (sketches/renderer/os_sandbox.py), who cannot enter
+    pytest's tmp_path (root's alone)."""
+    with tempfile.TemporaryDirectory(prefix="paintrl-browser-") as folder:
+        os.chmod(folder, 0o777)
+        yield Path(folder)
+
+
 def chromium_that_stops_launching(folder: Path) -> tuple[Path, Path, Path]:
     """A `chromium` that is the real one until its stop file exists, then a
     program that exits at once; it records each browser's process id."""
@@ -132,11 +143,11 @@ exec "{chromium_path()}" "$@"
 @pytest.mark.django_db
 class TestUnavailableRerender:
     def test_a_rerender_without_a_browser_keeps_the_old_png_verdict_and_version(
-            self, settings, tmp_path, django_capture_on_commit_callbacks):
+            self, settings, tmp_path, browser_folder, django_capture_on_commit_callbacks):
         settings.MEDIA_ROOT = tmp_path / "media"
         render = stored_render(version=OLD_VERSION, png_index=5)
         before = as_stored(render)
-        wrapper, stop, pids = chromium_that_stops_launching(tmp_path)
+        wrapper, stop, pids = chromium_that_stops_launching(browser_folder)
         with RenderPool(replace(make_config(browsers=2), chromium_path=str(wrapper))) as pool:
             # Both browsers die, as a lost machine's would, and none relaunches.
             stop.touch()

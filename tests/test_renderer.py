@@ -14,7 +14,7 @@ from sketches.painter import paint
 from sketches.renderer import RenderPool
 from sketches.renderer.fidelity import picture_difference, same_picture
 from sketches.renderer.sandbox import STOP_GRACE_S
-from sketches.rendering import render_text
+from sketches.rendering import HARNESS_VERSION, render_text
 from tests.conftest import SHORT_DEADLINE_S, make_config, read_sketch
 
 LINES = read_sketch("good/lines.js")
@@ -76,6 +76,21 @@ class TestHonestSketches:
         assert outcome.status == "ok", outcome.details
         assert outcome.frames == 1
         assert outcome.brush_call_counts["line"] == 6 and outcome.paint_fraction > 0.005
+
+    def test_an_animation_over_frames_finishes_on_every_render(self, render_pool):
+        # Each browser renders in two tabs by turns; a tab left in the
+        # background got no animation frames and ran this to the deadline.
+        code = """
+        let n = 0;
+        function setup() { createCanvas(160, 160, WEBGL); background(250); }
+        function draw() {
+          brush.set("HB", "#223", 1);
+          brush.line(random(-70, 70), -70, random(-70, 70), 70);
+          if (++n >= 12) noLoop();
+        }"""
+        for seed in range(5):
+            outcome = render_text(render_pool, code, seed=seed)
+            assert (outcome.status, outcome.frames) == ("ok", 12), outcome.report()
 
     def test_same_code_and_seed_give_identical_pixels(self, render_pool):
         first = render_text(render_pool, LINES, seed=7)
@@ -140,7 +155,8 @@ class TestFillMasks:
     def test_the_two_ways_are_told_apart_in_the_version(self, render_pool, swiftshader_masks_pool):
         new = render_text(render_pool, LINES, seed=1).renderer_version
         old = render_text(swiftshader_masks_pool, LINES, seed=1).renderer_version
-        assert new.startswith("harness/3 ") and old.startswith("harness/3+gpu-masks ")
+        assert new.startswith(f"harness/{HARNESS_VERSION} ")
+        assert old.startswith(f"harness/{HARNESS_VERSION}+gpu-masks ")
 
 
 class TestStoppedAtDeadline:
@@ -241,3 +257,144 @@ class TestPoolRecovery:
 
         with pytest.raises(RendererUnavailable, match="Chromium not found"):
             RenderPool(RendererConfig(chromium_path=str(tmp_path / "no-chromium")))
+
+
+# Sketches that take their randomness from the clock or crypto: `{source}` is
+# a number drawn from it, which seeds p5's random() for the strokes.
+CLOCK_SKETCH = """
+function setup() {{
+  createCanvas(120, 120, WEBGL);
+  background(250);
+  randomSeed({source});
+  brush.set("HB", "#222", 1);
+  for (let i = 0; i < 5; i++) brush.line(random(-50, 50), -50, random(-50, 50), 50);
+}}
+"""
+CLOCK_SOURCES = {
+    "date_now": "Date.now()",
+    "new_date": "new Date().getTime() % 1000003",
+    "date_string": "[...Date()].reduce((h, c) => h * 31 + c.charCodeAt(0), 7) % 1000003",
+    "performance_now": "Math.floor(performance.now() * 1000)",
+    "event_time_stamp": "Math.floor(new Event('x').timeStamp * 1000)",
+    "temporal_now": "Number(Temporal.Now.instant().epochMilliseconds)",
+    "intl_format": "[...new Intl.DateTimeFormat('en', {timeStyle: 'medium'}).format()]"
+                   ".reduce((h, c) => h * 31 + c.charCodeAt(0), 7) % 1000003",
+    "get_random_values": "crypto.getRandomValues(new Uint32Array(1))[0]",
+    "random_uuid": "parseInt(crypto.randomUUID().replace(/-/g, '').slice(0, 12), 16)",
+}
+# Animation by time: frame timestamps, millis() and deltaTime place the strokes.
+ANIMATED_BY_TIME = """
+let start;
+function setup() { createCanvas(120, 120, WEBGL); background(250); start = millis(); }
+function draw() {
+  brush.set("2B", "#334", 1);
+  const t = (millis() - start) + deltaTime;
+  brush.line(-50, (t * 7) % 100 - 50, 50, (t * 13) % 100 - 50);
+  requestAnimationFrame((stamp) => { window.lastStamp = stamp; });
+  if (window.lastStamp) brush.line(-50, (window.lastStamp * 3) % 100 - 50, 50, 0);
+  if (frameCount >= 5) noLoop();
+}
+"""
+
+
+def render_on_both_browsers(pool, code: str, seed: int) -> list:
+    """The same render twice at once, so each browser of the pool takes one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2) as workers:
+        return list(workers.map(lambda _: render_text(pool, code, seed), range(2)))
+
+
+class TestSeededClockAndCrypto:
+    """The page's clock and crypto come from the seed: the same code and seed
+    paint the same pixels on either browser, another seed paints another picture."""
+
+    @pytest.mark.parametrize("name", sorted(CLOCK_SOURCES))
+    def test_same_seed_paints_the_same_and_another_seed_differs(self, render_pool, name):
+        code = CLOCK_SKETCH.format(source=CLOCK_SOURCES[name])
+        first, second = render_on_both_browsers(render_pool, code, seed=5)
+        other = render_text(render_pool, code, seed=6)
+        assert first.status == second.status == other.status == "ok", first.report()
+        assert first.png == second.png
+        assert other.png != first.png
+
+    def test_animation_by_time_repeats_frame_for_frame(self, render_pool):
+        first, second = render_on_both_browsers(render_pool, ANIMATED_BY_TIME, seed=3)
+        assert first.status == second.status == "ok", first.report()
+        assert first.frames == second.frames == 5
+        assert first.png == second.png
+
+    def test_busy_wait_on_the_clock_ends_and_draw_time_stays_the_browsers(self, render_pool):
+        # Ten seconds of page time pass in a million reads of the virtual clock;
+        # drawMs is the browser's own clock, so it shows the real (short) time.
+        wait = """
+        function setup() {
+          createCanvas(80, 80, WEBGL);
+          const t = performance.now();
+          while (performance.now() - t < 10000) {}
+          brush.set("HB", "#222", 1);
+          brush.line(-30, -30, 30, 30);
+        }"""
+        outcome = render_text(render_pool, wait, seed=1)
+        assert outcome.status == "ok", outcome.report()
+        assert 0 < outcome.draw_ms < 5000
+
+    def test_getrandomvalues_keeps_its_contract(self, render_pool):
+        probe = """
+        function setup() {
+          createCanvas(60, 60, WEBGL);
+          brush.set("HB", "#000", 1); brush.line(-20, -20, 20, 20);
+          const errors = [];
+          for (const bad of [new Float32Array(2), new DataView(new ArrayBuffer(2)), [1, 2], 7,
+                             new Uint8Array(65537)]) {
+            try { crypto.getRandomValues(bad); errors.push("none"); }
+            catch (e) { errors.push(e.name); }
+          }
+          const a = new Uint16Array(4);
+          const same = crypto.getRandomValues(a) === a;
+          const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+            .test(crypto.randomUUID());
+          throw new Error("RESULT:" + JSON.stringify({ errors, same, uuid }));
+        }"""
+        outcome = render_text(render_pool, probe, seed=1)
+        message = next(e for e in outcome.errors if "RESULT:" in e)
+        result = json.loads(message.split("RESULT:", 1)[1])
+        assert result == {"errors": ["TypeError"] * 4 + ["QuotaExceededError"],
+                          "same": True, "uuid": True}
+
+
+class TestHonestRoutes:
+    """Honest calls that go through the routes the gate watches stay `ok`."""
+
+    def test_set_attributes_replaces_the_canvas_and_the_new_one_is_read(self, render_pool):
+        # p5 2.2 recreates the canvas and its context in setAttributes(): the
+        # new context is p5's (no raw_webgl), its canvas no overlay.
+        code = """
+        function setup() {
+          createCanvas(120, 120, WEBGL);
+          setAttributes("antialias", false);
+          background("#f6f1e8");
+          brush.set("HB", "#222", 1.5);
+          for (let i = 0; i < 6; i++) brush.line(-50, -50 + i * 20, 50, -40 + i * 20);
+        }"""
+        outcome = render_text(render_pool, code, seed=1)
+        assert outcome.status == "ok", outcome.report()
+        assert outcome.paint_fraction > 0.01
+
+    def test_guide_lines_and_background_under_a_painting_pass(self, render_pool):
+        code = """
+        function setup() {
+          createCanvas(200, 200, WEBGL);
+          background("#1d2340");
+          stroke(200);
+          line(-100, 40, 100, 40);
+          line(0, -100, 0, 100);
+          brush.noStroke();
+          brush.fill("#e0603a", 80);
+          brush.circle(0, -10, 70);
+          brush.noFill();
+          brush.set("2B", "#f0e0c0", 1);
+          for (let i = 0; i < 8; i++) brush.line(-90, 50 + i * 5, 90, 52 + i * 5);
+        }"""
+        outcome = render_text(render_pool, code, seed=2)
+        assert outcome.status == "ok", outcome.report()

@@ -1,8 +1,9 @@
 """The replay lab end to end: renders chosen in groups, two rubrics scored
 side by side with the local judge, the diagnosis (v1's absolute judges
-counted as one signal, adherence None and counted), cancel and resume, the
-pages (staff only), and a real train worker running a replay queued from
-the page."""
+counted as one signal), signals the judges can never answer (adherence for
+the local model, anything without a reward model, pairwise without a pool)
+refused with the way out or dropped openly, cancel and resume, the pages
+(staff only), and a real train worker running a replay queued from the page."""
 from __future__ import annotations
 
 import pytest
@@ -86,7 +87,8 @@ class TestReplay:
     def test_v2_and_v1_side_by_side_on_the_same_renders(self, world):
         v2, v1 = presets()
         replay = replay_create(rubric=v2, compare_rubric=v1, snapshot=world.snapshot,
-                               selection=ReplaySelection(limit=1000), queue=False)
+                               selection=ReplaySelection(limit=1000), drop_unanswerable=True,
+                               queue=False)
         assert replay.items.count() == len(world.renders) + 1  # and the rejected render
         replay = replay_run(replay_id=replay.pk)
         assert replay.status == "done", replay.error
@@ -98,9 +100,15 @@ class TestReplay:
             # One opinion asked four times: flagged as one signal counted four times.
             assert "redundant" in v1_signals[name]["flags"]
             assert set(judges) - {name} <= set(v1_signals[name]["redundant_with"])
-        # Adherence cannot be judged by the local model: None for every picture, counted.
-        assert v1_signals["adherence"]["missing"] == len(world.renders)
-        assert "missing" in v1_signals["adherence"]["flags"]
+        # Adherence the local model can never judge: dropped openly, never asked, and
+        # every render has a total from the rest.
+        v2_entry, v1_entry = replay.rubric_signals
+        assert v2_entry["dropped"] == []
+        [adherence] = v1_entry["dropped"]
+        assert (adherence["name"], adherence["weight"]) == ("adherence", 0.07)
+        assert "never sees the prompt" in adherence["reason"]
+        assert "adherence" not in v1_signals
+        assert diagnostics_of(replay, 1)["total"]["n"] == replay.items.count()
         # The rejected render made no picture: 0 on picture signals, not None.
         rejected = replay.items.get(render=world.rejected)
         v2_specs = v2.specs()
@@ -108,7 +116,6 @@ class TestReplay:
 
         v2_signals = by_name(diagnostics_of(replay, 0))
         assert v2_signals["pairwise"]["missing"] == 0 and v2_signals["pairwise"]["std"] > 0
-        assert any("cannot judge adherence" in notice for notice in replay.notices)
         advantages = diagnostics_of(replay, 0)["advantages"]
         assert len(advantages["values"]) == replay.items.count()
 
@@ -138,26 +145,47 @@ class TestReplay:
             == 12 * 5 + 12 * 2
         assert diagnostics_of(replay, 0)["signals"] == diagnostics_of(again, 0)["signals"]
 
-    def test_without_a_snapshot_pairwise_is_none_and_the_notice_says_why(self, world):
-        v2, _ = presets()
-        replay = replay_run(replay_id=replay_create(
-            rubric=v2, selection=ReplaySelection(limit=8), queue=False).pk)
-        assert replay.status == "done"
-        pairwise = by_name(diagnostics_of(replay, 0))["pairwise"]
-        assert pairwise["n"] == 0 and pairwise["missing"] == 8
-        assert any("no pool snapshot" in notice for notice in replay.notices)
+    def test_adherence_asked_of_the_local_model_is_refused_with_the_way_out(self, world):
+        v2, v1 = presets()
+        with pytest.raises(ReplayError) as refused:
+            replay_create(rubric=v2, compare_rubric=v1, snapshot=world.snapshot,
+                          selection=ReplaySelection(limit=8), queue=False)
+        message = str(refused.value)
+        for expected in ("rubric v1 (rev. 1)", "adherence (weight 0.07)",
+                         "never sees the prompt", "choose a vision judge",
+                         'tick "Drop signals the judges cannot answer"'):
+            assert expected in message
+        assert not Replay.objects.exists()
 
-    def test_without_a_reward_model_picture_signals_are_none_not_zero(self, settings,
-                                                                       tmp_path):
-        lab_world(settings, tmp_path, count=8, train=False)
+    def test_without_a_snapshot_pairwise_is_refused_or_dropped_openly(self, world):
         v2, _ = presets()
+        with pytest.raises(ReplayError, match="pairwise .*choose a pool snapshot"):
+            replay_create(rubric=v2, selection=ReplaySelection(limit=8), queue=False)
         replay = replay_run(replay_id=replay_create(
-            rubric=v2, selection=ReplaySelection(limit=8, include_rejected=False),
+            rubric=v2, selection=ReplaySelection(limit=8), drop_unanswerable=True,
             queue=False).pk)
         assert replay.status == "done"
+        assert [d["name"] for d in replay.rubric_signals[0]["dropped"]] == ["pairwise"]
+        assert "pairwise" not in by_name(diagnostics_of(replay, 0))
+        assert diagnostics_of(replay, 0)["total"]["n"] == 8
+        assert not any("pairwise" in key for item in replay.items.all() for key in item.values)
+
+    def test_without_a_reward_model_picture_signals_are_refused_or_dropped(self, settings,
+                                                                            tmp_path):
+        world = lab_world(settings, tmp_path, count=8, train=False)
+        v2, _ = presets()
+        selection = ReplaySelection(limit=8, include_rejected=False)
+        with pytest.raises(ReplayError, match="preference \\(weight 0.3\\): scorer local: "
+                                              "no active reward model: train one"):
+            replay_create(rubric=v2, snapshot=world.snapshot, selection=selection, queue=False)
+        replay = replay_run(replay_id=replay_create(
+            rubric=v2, snapshot=world.snapshot, selection=selection, drop_unanswerable=True,
+            queue=False).pk)
+        assert replay.status == "done"
+        assert [d["name"] for d in replay.rubric_signals[0]["dropped"]] == ["preference",
+                                                                            "pairwise"]
         signals = by_name(diagnostics_of(replay, 0))
-        assert signals["preference"]["missing"] == 8 and signals["preference"]["n"] == 0
-        assert signals["gate"]["mean"] == 1.0
+        assert set(signals) == {"gate", "length"} and signals["gate"]["mean"] == 1.0
         assert any("no active reward model" in notice for notice in replay.notices)
 
     def test_a_second_delivery_changes_nothing_and_an_interrupted_one_resumes(self, world):
@@ -177,10 +205,12 @@ class TestReplay:
 
     def test_cancel(self, world):
         v2, _ = presets()
-        queued = replay_create(rubric=v2, selection=ReplaySelection(limit=8), queue=False)
+        queued = replay_create(rubric=v2, snapshot=world.snapshot,
+                               selection=ReplaySelection(limit=8), queue=False)
         assert "cancelled before it started" in replay_cancel(replay=queued)
         assert replay_run(replay_id=queued.pk).status == "cancelled"
-        running = replay_create(rubric=v2, selection=ReplaySelection(limit=8), queue=False)
+        running = replay_create(rubric=v2, snapshot=world.snapshot,
+                                selection=ReplaySelection(limit=8), queue=False)
         Replay.objects.filter(pk=running.pk).update(status="running")
         running.refresh_from_db()
         assert "after its current batch" in replay_cancel(replay=running)
@@ -213,6 +243,10 @@ class TestPages:
         form = {"rubric": v2.pk, "compare_rubric": v1.pk, "snapshot": world.snapshot.pk,
                 "judge": local.pk, "scorer": local.pk, "group_by": "prompt", "per_group": 4,
                 "limit": 24, "seed": 0, "include_rejected": "on", "name": "v1 against v2"}
+        refused = client.post(LAB, form)  # the local model cannot judge v1's adherence
+        assert refused.status_code == 400 and not Replay.objects.exists()
+        assert "never sees the prompt" in refused.content.decode()
+        form["drop_unanswerable"] = "on"
         with django_capture_on_commit_callbacks(execute=False) as queued:
             response = client.post(LAB, form)
         replay = Replay.objects.get(name="v1 against v2")
@@ -227,6 +261,7 @@ class TestPages:
         assert text.count("<svg") == 6  # three charts per rubric
         # The local judge's preference score and its four absolute answers are one opinion.
         assert "one signal counted 5 times" in text
+        assert "<s>adherence 0.07</s> dropped: the local reward model never sees" in text
         assert "Highest reward" in text and "Lowest reward" in text
         fragment = client.get(reverse("training:replay", args=[replay.pk]),
                               headers={"HX-Request": "true"})
@@ -314,7 +349,8 @@ def test_a_replay_queued_from_the_page_runs_on_the_train_worker(train_worker, se
     local = Judge.objects.get(name="local")
     client.post(LAB, {"rubric": v2.pk, "compare_rubric": v1.pk, "snapshot": world.snapshot.pk,
                       "judge": local.pk, "scorer": local.pk, "group_by": "prompt",
-                      "per_group": 4, "limit": 100, "seed": 0, "include_rejected": "on"})
+                      "per_group": 4, "limit": 100, "seed": 0, "include_rejected": "on",
+                      "drop_unanswerable": "on"})
     replay = Replay.objects.get()
     wait_for(lambda: Replay.objects.get(pk=replay.pk).is_finished, timeout=120,
              worker=train_worker)

@@ -1,12 +1,21 @@
 """Rubrics as data: the presets, validation with messages that say where,
-versions, shared computations, and a total that treats None as no opinion."""
+versions, shared computations, a total that a missing weighted signal
+leaves out (never a mean of what answered), and signals dropped openly."""
 from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ValidationError
 
 from training.models import Judge, Rubric
-from training.rubrics import PRESETS, RubricError, SignalSpec, rubric_total, signal_specs
+from training.rubrics import (
+    PRESETS,
+    RubricError,
+    SignalSpec,
+    rubric_specs,
+    rubric_total,
+    signal_specs,
+    specs_kept,
+)
 
 
 @pytest.mark.django_db
@@ -75,11 +84,70 @@ def test_signals_with_the_same_computation_share_a_key():
     assert "max_tokens" not in ramp.params  # a ramp's key holds only what it uses
 
 
-def test_total_is_the_weighted_mean_of_the_signals_present():
+def test_total_is_the_weighted_mean_when_every_weighted_signal_has_a_value():
     specs = [SignalSpec("gate", "gate", 0.2), SignalSpec("judge", "pairwise", 0.8)]
     gate, judge = (spec.key for spec in specs)
     assert rubric_total({gate: 1.0, judge: 0.5}, specs) == pytest.approx(0.6)
-    # A judge outage is no opinion: the total rests on the gate alone, not on a 0.
-    assert rubric_total({gate: 1.0, judge: None}, specs) == pytest.approx(1.0)
-    assert rubric_total({gate: None, judge: None}, specs) is None
     assert rubric_total({gate: 0.0, judge: 0.0}, specs) == 0.0
+    # A judge outage leaves no total: never the gate alone, never a 0.
+    assert rubric_total({gate: 1.0, judge: None}, specs) is None
+    assert rubric_total({gate: 1.0}, specs) is None  # not computed at all: the same
+    assert rubric_total({gate: None, judge: None}, specs) is None
+
+
+def test_a_signal_of_weight_0_missing_leaves_the_total_as_it_is():
+    specs = [SignalSpec("gate", "gate", 1.0), SignalSpec("watch", "preference", 0.0)]
+    assert rubric_total({specs[0].key: 0.5, specs[1].key: None}, specs) == 0.5
+
+
+def values_for(specs, missing: set[str]) -> dict:
+    """Every signal of a preset at 1.0 but those named in `missing` (None)."""
+    return {spec.key: None if spec.name in missing else 1.0 for spec in specs}
+
+
+@pytest.mark.parametrize("preset", ["v2", "v1"])
+def test_under_both_presets_any_missing_weighted_signal_leaves_no_total(preset):
+    specs = signal_specs(PRESETS[preset]["signals"])
+    assert rubric_total(values_for(specs, set()), specs) == pytest.approx(1.0)
+    for spec in specs:
+        assert rubric_total(values_for(specs, {spec.name}), specs) is None, spec.name
+
+
+@pytest.mark.parametrize("preset, picture_signals", [
+    ("v2", {"gate", "preference", "pairwise"}),
+    ("v1", {"compiles", "uses brush", "preference", "adherence", "recognisability", "beauty",
+            "technique", "depth"}),
+])
+def test_an_unavailable_render_earns_nothing_under_either_preset(preset, picture_signals):
+    """The issue's case: the browser failed, so every picture signal (and the gates) is
+    None while the length signal still has its value. The old rule paid v2 1.0 for it."""
+    specs = signal_specs(PRESETS[preset]["signals"])
+    assert {s.name for s in specs} - picture_signals == {s.name for s in specs
+                                                         if s.kind == "length"}
+    assert rubric_total(values_for(specs, picture_signals), specs) is None
+
+
+def test_an_ok_render_whose_judge_failed_has_no_total_under_v2():
+    specs = signal_specs(PRESETS["v2"]["signals"])
+    # Gate, length and preference answered; the pairwise judge did not.
+    assert rubric_total(values_for(specs, {"pairwise"}), specs) is None
+
+
+def test_a_dropped_signal_leaves_the_rest_with_their_weights():
+    specs = signal_specs(PRESETS["v1"]["signals"])
+    dropped = [{"name": "adherence", "kind": "absolute", "weight": 0.07, "reason": "why"}]
+    kept = specs_kept(specs, dropped)
+    assert [s.name for s in kept] == [s.name for s in specs if s.name != "adherence"]
+    assert sum(s.weight for s in kept) == pytest.approx(0.93)
+    # Without adherence the rest add up to a total again, adherence never asked.
+    values = values_for(specs, {"adherence"})
+    assert rubric_total(values, specs) is None
+    assert rubric_total(values, kept) == pytest.approx(1.0)
+    assert rubric_specs(PRESETS["v1"]["signals"], dropped) == kept
+
+
+def test_dropping_every_weighted_signal_is_refused():
+    signals = [{"name": "gate", "kind": "gate", "weight": 1},
+               {"name": "watch", "kind": "preference", "weight": 0}]
+    with pytest.raises(RubricError, match="dropping gate leaves no weighted signal"):
+        rubric_specs(signals, [{"name": "gate", "kind": "gate", "weight": 1, "reason": "x"}])

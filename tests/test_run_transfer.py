@@ -211,7 +211,7 @@ class TestRoundTrip:
         imported = import_run(tmp_path / "export")
         text = staff.get(reverse("training:run", args=[imported.pk])).content.decode()
         assert "step <strong>2</strong> of 4 (100%)" in text
-        assert text.count("<svg") == 8 and 'aria-label="Reward per step"' in text
+        assert text.count("<svg") == 9 and 'aria-label="Reward per step"' in text
         assert "<strong>16</strong> rollouts" in text
         assert "Rollouts of step 2" in text and "<code>splatter</code>" in text
         assert text.count('class="run-mark run-mark-best"') == 1

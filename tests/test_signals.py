@@ -1,24 +1,33 @@
 """Signal values for batches of rollouts: the gates, length, and the picture
 signals asked of the local reward-model judge, with None (never 0) for what
-could not be computed and 0 for a sketch that made no picture."""
+could not be computed and 0 for a sketch that made no picture; a rollout
+with such a None has no total under either preset; and the questions a
+judge can never answer, found before any scoring."""
 from __future__ import annotations
 
 import statistics
 
 import pytest
 
+from pool.models import PoolSnapshot
 from sketches.rendering import OK, REJECTED, UNAVAILABLE
 from tests.lab_data import lab_world
-from training.judges import JudgeUnavailable, judge_backend
+from training.judges import JudgeBackend, JudgeUnavailable, judge_backend
+from training.judges.cache import CachedJudge
+from training.judges.hpsv3 import HPSv3Judge
 from training.judges.local import LocalRewardModelJudge
+from training.judges.openai_compat import OpenAICompatibleJudge
 from training.models import Judge
-from training.rubrics import signal_specs
+from training.rubrics import PRESETS, rubric_total, signal_specs
 from training.signals import (
     Rollout,
     SignalContext,
     approx_tokens,
     rollout_from_render,
+    signal_context_for,
+    signal_problem,
     signals_compute,
+    signals_unanswerable,
 )
 
 
@@ -40,6 +49,8 @@ def test_gates_follow_the_renderers_verdict_and_a_browser_failure_is_none():
         Rollout("c", "p", "code", REJECTED, ["no_brush_painting", "plain_primitives_only"]),
         Rollout("d", "p", "code", REJECTED, ["network_access"]),
         Rollout("e", "p", "code", UNAVAILABLE),
+        Rollout("f", "p", "code", REJECTED, ["plain_painting"]),
+        Rollout("g", "p", "code", REJECTED, ["raw_webgl", "direct_pixels"]),
     ]
     assert values_of(GATES, rollouts) == [
         [1.0, 1.0, 1.0],
@@ -47,6 +58,8 @@ def test_gates_follow_the_renderers_verdict_and_a_browser_failure_is_none():
         [0.0, 1.0, 0.0],
         [0.0, 1.0, 1.0],  # compiled and painted, but reached for the network
         [None, None, None],
+        [0.0, 1.0, 0.0],  # plain p5 laid the paint beside a token brush call
+        [0.0, 1.0, 0.0],
     ]
 
 
@@ -145,3 +158,113 @@ def test_picture_signals_without_a_judge_are_none_never_zero():
     context = SignalContext(judge=None, scorer=None)
     signals = [{"name": "preference", "kind": "preference", "weight": 1}]
     assert values_of(signals, rollouts, context) == [[None], [0.0]]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("preset", ["v2", "v1"])
+def test_an_unavailable_render_has_no_total_though_its_length_has_a_value(preset, settings,
+                                                                           tmp_path):
+    """The issue's case, through the real signals: the browser failed, so the picture
+    signals and the gates are None, the length signal is not. Under the old rule (the mean
+    of what answered) v2 paid this rollout 1.0."""
+    world = lab_world(settings, tmp_path)
+    judge = LocalRewardModelJudge()
+    context = SignalContext(judge=judge, scorer=judge, snapshot=world.snapshot)
+    specs = signal_specs(PRESETS[preset]["signals"])
+    rollouts = [rollout_from_render(world.unavailable), rollout_from_render(world.renders[0])]
+    unavailable, painted = signals_compute(specs, rollouts, context)
+    length = next(s for s in specs if s.kind == "length")
+    assert unavailable[length.key] is not None
+    assert all(unavailable[s.key] is None for s in specs if s.kind != "length")
+    assert rubric_total(unavailable, specs) is None
+    # The painted render answers everything but (under v1) adherence, which the local
+    # model can never judge: no total either, which is why such a rubric is refused.
+    missing = {s.name for s in specs if painted[s.key] is None}
+    assert missing == (set() if preset == "v2" else {"adherence"})
+    assert (rubric_total(painted, specs) is None) == bool(missing)
+
+
+def spec_of(preset: str, name: str):
+    return next(s for s in signal_specs(PRESETS[preset]["signals"]) if s.name == name)
+
+
+class TestCannotAnswer:
+    """Which questions a backend can never answer, said before any scoring."""
+
+    def test_the_base_backend_answers_nothing_and_gates_need_no_judge(self):
+        backend = JudgeBackend()
+        assert "gives no preference score" in backend.cannot_answer(spec_of("v2", "preference"))
+        assert "does not compare" in backend.cannot_answer(spec_of("v2", "pairwise"))
+        assert "does not rate pictures on depth" in backend.cannot_answer(spec_of("v1", "depth"))
+        assert backend.cannot_answer(spec_of("v2", "gate")) is None
+        assert backend.cannot_answer(spec_of("v2", "length")) is None
+
+    def test_a_vision_judge_answers_every_question(self):
+        vision = OpenAICompatibleJudge(base_url="http://127.0.0.1:9/v1", model="m")
+        for preset in ("v1", "v2"):
+            for spec in signal_specs(PRESETS[preset]["signals"]):
+                assert vision.cannot_answer(spec) is None, spec.name
+
+    def test_hpsv3_scores_and_compares_but_rates_nothing(self):
+        hps = HPSv3Judge("http://127.0.0.1:9")
+        assert hps.cannot_answer(spec_of("v2", "preference")) is None
+        assert hps.cannot_answer(spec_of("v2", "pairwise")) is None
+        reason = hps.cannot_answer(spec_of("v1", "beauty"))
+        assert "no criteria" in reason and "vision judge" in reason
+
+    @pytest.mark.django_db
+    def test_the_cache_asks_the_judge_it_holds(self):
+        assert "no criteria" in CachedJudge(HPSv3Judge("http://127.0.0.1:9")).cannot_answer(
+            spec_of("v1", "adherence"))
+
+    @pytest.mark.django_db
+    def test_the_local_model_rates_every_criterion_but_adherence(self, settings, tmp_path):
+        lab_world(settings, tmp_path)
+        local = LocalRewardModelJudge()
+        reason = local.cannot_answer(spec_of("v1", "adherence"))
+        assert "never sees the prompt" in reason and "vision judge" in reason
+        for name in ("preference", "recognisability", "beauty", "technique", "depth"):
+            assert local.cannot_answer(spec_of("v1", name)) is None, name
+
+
+@pytest.mark.django_db
+class TestUnanswerable:
+    def test_without_a_reward_model_the_local_judge_answers_no_picture_signal(self, settings,
+                                                                                tmp_path):
+        world = lab_world(settings, tmp_path, count=6, train=False)
+        local = Judge.objects.get(name="local")
+        context = signal_context_for(judge=local, scorer=local, snapshot=world.snapshot)
+        assert context.judge is None and context.scorer is None
+        found = signals_unanswerable(signal_specs(PRESETS["v2"]["signals"]), context)
+        assert [(f["name"], f["weight"]) for f in found] == [("preference", 0.30),
+                                                              ("pairwise", 0.60)]
+        for entry in found:
+            assert "no active reward model: train one" in entry["reason"]
+        assert any("no active reward model" in notice for notice in context.notices)
+
+    def test_pairwise_needs_a_snapshot_with_references(self, settings, tmp_path):
+        world = lab_world(settings, tmp_path)
+        local = Judge.objects.get(name="local")
+        pairwise = spec_of("v2", "pairwise")
+        assert signal_problem(pairwise, signal_context_for(
+            judge=local, scorer=local, snapshot=world.snapshot)) is None
+        assert "choose a pool snapshot" in signal_problem(pairwise, signal_context_for(
+            judge=local, scorer=local, snapshot=None))
+        empty = PoolSnapshot.objects.create(name="empty", rule={}, counts={})
+        assert "'empty' holds no references" in signal_problem(pairwise, signal_context_for(
+            judge=local, scorer=local, snapshot=empty))
+
+    def test_v1_with_the_local_model_cannot_answer_adherence_alone(self, settings, tmp_path):
+        world = lab_world(settings, tmp_path)
+        local = Judge.objects.get(name="local")
+        context = signal_context_for(judge=local, scorer=local, snapshot=world.snapshot)
+        v1 = signal_specs(PRESETS["v1"]["signals"])
+        assert [f["name"] for f in signals_unanswerable(v1, context)] == ["adherence"]
+        assert signals_unanswerable(signal_specs(PRESETS["v2"]["signals"]), context) == []
+
+    def test_a_signal_of_weight_0_is_never_a_problem(self):
+        context = SignalContext(judge=None, scorer=None)
+        specs = signal_specs([{"name": "gate", "kind": "gate", "weight": 1},
+                              {"name": "watch", "kind": "preference", "weight": 0}])
+        assert signals_unanswerable(specs, context) == []
+        assert "no scorer is configured" in signal_problem(specs[1], context)

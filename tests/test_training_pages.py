@@ -170,8 +170,8 @@ class TestRunPage:
 
     def test_charts_per_step_and_the_latest_steps_table(self, staff, trained):
         text = page(staff, trained)
-        # Five curves per step, and the diagnostics' three charts.
-        assert text.count("<svg") == 8
+        # Five curves per step, the hacking watch's, and the diagnostics' three charts.
+        assert text.count("<svg") == 9
         for title in ("Reward per step", "Gate and unknown methods", "Completion tokens",
                       "Step time split", "Trainer metrics"):
             assert f'aria-label="{title}"' in text
@@ -261,6 +261,119 @@ class TestRunPage:
         assert "failed: OSError: No space left on device" in text and "Not built yet" in text
 
 
+# The hacking watch's run: six steps of four rollouts in which more and more
+# renders come back unavailable (so without a total); every render with a
+# verdict passes the gate, and step 2's last rollout timed out.
+UNAVAILABLE_PER_STEP = (0, 0, 0, 1, 2, 3)
+
+
+def watch_rollouts_create(run: TrainingRun, unavailable_per_step=UNAVAILABLE_PER_STEP) -> None:
+    from sketches.models import Render, Sketch
+
+    rows = []
+    for step, unavailable in enumerate(unavailable_per_step, start=1):
+        for index in range(GENERATIONS):
+            status, violations = ("unavailable", []) if index < unavailable else ("ok", [])
+            if step == 2 and index == GENERATIONS - 1:
+                status, violations = "rejected", ["timeout"]
+            sketch = Sketch.objects.create(prompt="a hibiscus", code=f"// {step} {index}\n")
+            render = Render.objects.create(sketch=sketch, status=status, violations=violations)
+            rows.append(Rollout(run=run, step=step, group=0, index=index, prompt="a hibiscus",
+                                sketch=sketch, render=render, values={},
+                                total=None if status == "unavailable" else 0.5))
+    Rollout.objects.bulk_create(rows)
+
+
+@pytest.mark.django_db
+class TestHackingWatch:
+    def test_shares_per_step_from_the_stored_rollouts(self):
+        from training.runs.watch import watch_steps
+
+        run = run_create()
+        watch_rollouts_create(run)
+        steps = watch_steps(run)
+        assert [row["step"] for row in steps] == [1, 2, 3, 4, 5, 6]
+        assert [row["rollouts"] for row in steps] == [4] * 6
+        assert [row["judged"] for row in steps] == [4, 4, 4, 3, 2, 1]
+        shares = {key: [row["shares"][key] for row in steps] for key in steps[0]["shares"]}
+        assert shares == {
+            "gate_pass": [1.0, 0.75, 1.0, 1.0, 1.0, 1.0],
+            "unknown_method": [0.0] * 6,
+            "unavailable": [0.0, 0.0, 0.0, 0.25, 0.5, 0.75],
+            "no_total": [0.0, 0.0, 0.0, 0.25, 0.5, 0.75],
+            "timeout": [0.0, 0.25, 0.0, 0.0, 0.0, 0.0],
+            "crashed": [0.0] * 6,
+        }
+
+    def test_rising_unavailable_renders_and_missing_totals_warn(self):
+        from training.runs.watch import watch_steps, watch_warnings
+
+        run = run_create()
+        watch_rollouts_create(run)
+        warnings = {w.measure.key: w.text for w in watch_warnings(watch_steps(run))}
+        assert set(warnings) == {"unavailable", "no_total"}
+        assert warnings["unavailable"].startswith(
+            "Unavailable renders rose from 0% (steps 1–3) to 50% (steps 4–6): ")
+        assert warnings["no_total"].startswith("No total rose from 0% (steps 1–3) to 50%")
+
+    def test_the_trend_rule(self):
+        from training.runs.watch import WINDOW, watch_warnings
+
+        def rows(**series):
+            size = len(next(iter(series.values())))
+            keys = ("gate_pass", "unknown_method", "unavailable", "no_total", "timeout",
+                    "crashed")
+            return [{"step": i + 1, "shares": {k: series.get(k, [0.0] * size)[i] for k in keys}}
+                    for i in range(size)]
+
+        def warned(**series):
+            return [w.measure.key for w in watch_warnings(rows(**series))]
+
+        ten = 2 * WINDOW
+        # First 5 steps against the last 5: a rise of 0.10 warns, 0.09 does not.
+        assert warned(unknown_method=[0.0] * WINDOW + [0.10] * WINDOW) == ["unknown_method"]
+        assert warned(unknown_method=[0.0] * WINDOW + [0.09] * WINDOW) == []
+        # The gate warns when it falls, not when it climbs.
+        assert warned(gate_pass=[0.9] * WINDOW + [0.6] * WINDOW) == ["gate_pass"]
+        assert warned(gate_pass=[0.6] * WINDOW + [0.9] * WINDOW) == []
+        # A steady 30% of unavailable renders warns on its own (above 25%); 20% does not.
+        assert warned(unavailable=[0.3] * ten) == ["unavailable"]
+        assert warned(unavailable=[0.2] * ten) == []
+        # A share with no value on a step (nothing judged) is skipped, not read as 0.
+        assert warned(timeout=[None, 0.5, 0.5, 0.5]) == []
+        # One step is no trend.
+        assert warned(crashed=[1.0]) == []
+
+    def test_the_page_shows_the_shares_and_the_warning(self, staff, settings, tmp_path):
+        media_settings(settings, tmp_path)
+        run = run_create()
+        watch_rollouts_create(run)
+        text = page(staff, run)
+        section = text[text.index('id="hacking-watch"'):]
+        section = section[:section.index("</section>")]
+        assert "<h2>Hacking watch</h2>" in section
+        assert 'role="alert"' in section
+        assert ("<strong>Warning:</strong> Unavailable renders rose from 0% (steps 1–3) to "
+                "50% (steps 4–6)") in section
+        assert "<strong>Warning:</strong> No total rose from 0% (steps 1–3) to 50%" in section
+        assert "Gate pass" in section and "Timeouts" in section
+        # Step 6's row, newest first: 4 rollouts, gate 100%, unknown 0%, unavailable 75%,
+        # no total 75%, timeouts 0%, crashed 0%.
+        assert ("<tr><td>6</td><td>4</td><td>100%</td><td>0%</td><td>75%</td><td>75%</td>"
+                "<td>0%</td><td>0%</td></tr>") in section
+        assert section.index("<td>6</td>") < section.index("<td>1</td>")
+        assert 'aria-label="Hacking watch"' in section
+        assert "unavailable renders 0.75" in section  # the curve's end label
+
+    def test_a_healthy_run_has_no_warning(self, staff, settings, tmp_path):
+        media_settings(settings, tmp_path)
+        run = run_create()
+        watch_rollouts_create(run, unavailable_per_step=(0, 0, 0, 0))
+        text = page(staff, run)
+        assert "No share has gone the wrong way." in text
+        assert "<strong>Warning:</strong>" not in text
+
+
 @pytest.mark.django_db
 class TestRunAdmin:
     def test_a_new_run_starts_from_the_presets(self, staff):
@@ -343,6 +456,11 @@ class TestRunAdminActions:
         (policy / "config.json").write_text("{}")  # launch checks the folder, not the model
         snapshot = PoolSnapshot.objects.create(name="pool", rule={}, counts={})
         draft = run_create(status="draft", base_model=str(policy), snapshot=snapshot)
+        # No reward model here: v2's preference and pairwise can never be answered, so the
+        # launch is refused, saying why, until the run chooses to drop them openly.
+        [message] = self.act(staff, "launch_selected", draft).context["messages"]
+        assert message.level_tag == "error" and "no active reward model" in message.message
+        TrainingRun.objects.filter(pk=draft.pk).update(drop_unanswerable=True)
         with django_capture_on_commit_callbacks(execute=False):
             response = staff.post(reverse("admin:training_trainingrun_launch", args=[draft.pk]))
         draft.refresh_from_db()

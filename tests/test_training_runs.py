@@ -1,9 +1,12 @@
 """GRPO runs end to end: a real TRL run on a real Celery train worker stores
-each step (rewards, signals, metrics, the time split) and each rollout (a
-sketch of origin rollout, its render, its advantage); cancel stops at a step
+each step (rewards, signals, metrics, the time split, the rollouts with no
+total) and each rollout (a sketch of origin rollout, its render, its
+advantage); a render that comes back unavailable leaves its rollout with no
+total under rubrics v2 and v1, counted in its step; cancel stops at a step
 boundary with a checkpoint; a worker killed mid-run leaves a run that resumes
 from its checkpoint with every step stored exactly once; and the states
-around that (launch checks, redelivered messages, resume and cancel rules).
+around that (launch checks, signals the judges can never answer refused or
+dropped openly, redelivered messages, resume and cancel rules).
 
 The policy is tests/policy_data.py's: a "test"-size model after a few SFT
 steps, writing sketch-shaped text that the browser runs and the gate mostly
@@ -18,11 +21,15 @@ from datetime import timedelta
 
 import pytest
 from django.db.models import Count
+from django.urls import reverse
 from django.utils import timezone
 
 from sketches.models import Render, Sketch
 from tests import policy_data
+from tests.chromium_faults import chromium_that_dies_on_render
 from tests.conftest import read_sketch
+from tests.lab_data import lab_world
+from tests.rating_data import curator_create
 from tests.workers import run_worker, wait_for, worker_kill
 from training.models import (
     Judge,
@@ -39,12 +46,14 @@ from training.runs.conf import run_dir
 from training.runs.services import RunError
 
 Status = TrainingRun.Status
-# A gate, a length ramp (different lengths, different totals) and a preference
-# score that no judge can give here (no reward model: None with a notice).
+# A gate and a length ramp (different lengths, different totals): signals no
+# judge is needed for.
 RUBRIC = [{"name": "gate", "kind": "gate", "weight": 0.3},
           {"name": "length", "kind": "length", "weight": 0.4,
-           "params": {"mode": "ramp", "target_tokens": 64}},
-          {"name": "preference", "kind": "preference", "weight": 0.3}]
+           "params": {"mode": "ramp", "target_tokens": 64}}]
+# A preference score no judge can give here (the local judge without a reward
+# model): a run asking for it is refused, or drops it openly.
+PREFERENCE = {"name": "preference", "kind": "preference", "weight": 0.3}
 TINY = {"num_generations": 2, "prompts_per_step": 1, "max_completion_length": 48,
         "learning_rate": 1e-4, "save_steps": 100}
 # One browser: the machine's two cores are busy enough with the trainer.
@@ -60,15 +69,19 @@ def policy_dir(tmp_path_factory):
     return out
 
 
-def make_run(policy, **settings) -> TrainingRun:
+def make_run(policy, *, signals=RUBRIC, rubric: Rubric | None = None, **settings) -> TrainingRun:
     judge = Judge.objects.get_or_create(name="local (test)", defaults={"backend": "local"})[0]
     return TrainingRun.objects.create(
         name="tiny", base_model=str(policy),
         prompt_set=PromptSet.objects.get_or_create(
             name="three", defaults={"prompts": ["a red barn", "a blue lake", "a green hill"]})[0],
         system_prompt=SystemPrompt.objects.create(name="allow-list (test)", text=SYSTEM_PROMPT),
-        rubric=Rubric.objects.create(name="ramp", signals=RUBRIC),
+        rubric=rubric or Rubric.objects.create(name="ramp", signals=signals),
         judge=judge, scorer=judge, **{**TINY, **settings})
+
+
+def spec_key(run: TrainingRun, name: str) -> str:
+    return next(spec.key for spec in run.rubric.specs() if spec.name == name)
 
 
 def fresh(run: TrainingRun) -> TrainingRun:
@@ -79,10 +92,10 @@ def steps_of(run: TrainingRun) -> list[int]:
     return list(TrainingStep.objects.filter(run=run).values_list("step", flat=True))
 
 
-def train_worker_start(tmp_path, settings):
-    """A train worker as tests/train_worker.py starts one, with WORKER_ENV;
-    returns the process and the generator that stops it."""
-    worker = run_worker("train", tmp_path, settings, env=WORKER_ENV)
+def train_worker_start(tmp_path, settings, **env):
+    """A train worker as tests/train_worker.py starts one, with WORKER_ENV
+    (and `env`); returns the process and the generator that stops it."""
+    worker = run_worker("train", tmp_path, settings, env={**WORKER_ENV, **env})
     return next(worker), worker
 
 
@@ -100,7 +113,13 @@ def worker(transactional_db, tmp_path, settings):
 class TestOnTheTrainWorker:
     def test_a_run_stores_every_step_and_rollout_and_a_redelivery_changes_nothing(
             self, worker, policy_dir):
-        run = services.run_launch(run=make_run(policy_dir, max_steps=2))
+        # No reward model: the preference score is dropped, openly, at launch.
+        run = services.run_launch(run=make_run(policy_dir, max_steps=2,
+                                               signals=[*RUBRIC, PREFERENCE],
+                                               drop_unanswerable=True))
+        [dropped] = run.dropped_signals
+        assert (dropped["name"], dropped["weight"]) == ("preference", 0.3)
+        assert "no active reward model: train one" in dropped["reason"]
         wait_for(lambda: fresh(run).is_finished, timeout=240, worker=worker)
         run = fresh(run)
         assert run.status == Status.DONE, run.error
@@ -116,7 +135,8 @@ class TestOnTheTrainWorker:
             assert abs(sum(v for k, v in step.times.items() if k != "total")
                        - step.times["total"]) < 0.01
             assert {"loss", "grad_norm", "learning_rate", "entropy"} <= set(step.metrics)
-            assert set(step.signals) == {"gate", "length", "preference"}
+            assert set(step.signals) == {"gate", "length"}  # preference was never asked
+            assert step.no_total == 0  # every render was judged by the browser
             assert 1 <= step.completion_tokens["min"] <= step.completion_tokens["max"] <= 48
             assert step.reward_mean is not None and 0 <= step.reward_mean <= 1
             assert 0 <= step.gate_pass <= 1 and 0 <= step.unknown_method_rate <= 1
@@ -131,12 +151,11 @@ class TestOnTheTrainWorker:
             assert rollout.render.status in (Render.Status.OK, Render.Status.REJECTED)
             assert rollout.total is not None and rollout.advantage is not None
             assert 1 <= rollout.tokens <= 48
+            assert set(rollout.values) == {spec_key(run, "gate"), spec_key(run, "length")}
         for step in steps:
             of_step = [r for r in rollouts if r.step == step.step]
-            # Advantages are centred within the group; pictures nobody could judge are None.
+            # Advantages are centred within the group.
             assert abs(sum(r.advantage for r in of_step)) < 1e-6
-            painted = sum(r.render.status == Render.Status.OK for r in of_step)
-            assert step.signals["preference"]["missing"] == painted
         notices = " ".join(run.progress["notices"])
         assert "no active reward model" in notices
 
@@ -201,6 +220,55 @@ class TestOnTheTrainWorker:
         assert [prompts[step] for step in range(1, 9)] == [row["prompt_text"] for row in rows]
 
 
+class TestUnavailableRender:
+    def test_an_unavailable_render_has_no_total_and_is_counted_under_v2_and_v1(
+            self, transactional_db, tmp_path, settings, policy_dir, client):
+        """On a real train worker whose Chromium dies as each render starts
+        (tests/chromium_faults.py), so every render the browser is asked for comes
+        back unavailable. v2 as installed, v1 with adherence dropped openly (the
+        local reward model cannot judge it), a trained reward model and a pool:
+        every other signal could be answered. Under the old rule (the mean of what
+        answered) the length signal alone made the total, 1.0 for v2."""
+        world = lab_world(settings, tmp_path)
+        v2, v1 = Rubric.objects.get(name="v2"), Rubric.objects.get(name="v1")
+        with chromium_that_dies_on_render() as (chromium, kills):
+            proc, generator = train_worker_start(tmp_path, settings,
+                                                 PAINTRL_CHROMIUM_PATH=str(chromium))
+            try:
+                runs = [services.run_launch(run=make_run(
+                    policy_dir, rubric=rubric, snapshot=world.snapshot, max_steps=1,
+                    drop_unanswerable=rubric == v1)) for rubric in (v2, v1)]
+                wait_for(lambda: all(fresh(run).is_finished for run in runs), timeout=400,
+                         worker=proc)
+            finally:
+                worker_stop(generator)
+            assert kills.read_text().split(), "no browser was killed"
+        v2_run, v1_run = (fresh(run) for run in runs)
+        client.force_login(curator_create("boss", staff=True))
+        assert v2_run.dropped_signals == []
+        assert [d["name"] for d in v1_run.dropped_signals] == ["adherence"]
+        assert "never sees the prompt" in v1_run.dropped_signals[0]["reason"]
+        for run in (v2_run, v1_run):
+            assert run.status == Status.DONE, run.error
+            rollouts = list(Rollout.objects.filter(run=run).select_related("render"))
+            unavailable = [r for r in rollouts if r.render.status == Render.Status.UNAVAILABLE]
+            assert unavailable, [r.render.status for r in rollouts]
+            length = spec_key(run, "length" if run == v2_run else "length ramp")
+            for rollout in unavailable:
+                assert rollout.values[length] is not None  # what the old rule paid for
+                assert rollout.total is None and rollout.advantage is None
+            step = TrainingStep.objects.get(run=run, step=1)
+            assert step.no_total == len(unavailable) == sum(r.total is None for r in rollouts)
+            if len(unavailable) == len(rollouts):
+                assert step.reward_mean is None
+            # The run page charts the share with no total beside the reward, and shows
+            # what was dropped with its weight.
+            page = client.get(reverse("training:run", args=[run.pk])).content.decode()
+            share = step.no_total / len(rollouts)
+            assert f"no total (share) {share:.3g}</text>" in page
+            assert ("<s>adherence 0.07</s> dropped" in page) == (run == v1_run)
+
+
 @pytest.mark.django_db
 class TestLaunch:
     def test_launch_names_every_problem(self, tmp_path):
@@ -216,6 +284,61 @@ class TestLaunch:
                          "num_generations is 1", "warmup_steps (99) exceeds max_steps (5)"):
             assert expected in message
         assert fresh(run).status == Status.DRAFT
+
+    def test_a_signal_the_judges_can_never_answer_is_refused_with_the_way_out(
+            self, policy_dir):
+        run = make_run(policy_dir, signals=[*RUBRIC, PREFERENCE])  # no reward model here
+        with pytest.raises(RunError) as error:
+            services.run_launch(run=run)
+        message = str(error.value)
+        for expected in ("preference (weight 0.3)", "no active reward model: train one",
+                         "drop signals the judges cannot answer"):
+            assert expected in message
+        assert fresh(run).status == Status.DRAFT
+
+    def test_adherence_asked_of_the_local_model_is_refused_or_dropped_openly(
+            self, policy_dir, settings, tmp_path, django_capture_on_commit_callbacks):
+        world = lab_world(settings, tmp_path)  # a reward model: it answers all but adherence
+        v1 = Rubric.objects.get(name="v1")
+        run = make_run(policy_dir, rubric=v1, snapshot=world.snapshot)
+        with pytest.raises(RunError, match="adherence \\(weight 0.07\\): the local reward "
+                                           "model never sees the prompt.*vision judge"):
+            services.run_launch(run=run)
+        TrainingRun.objects.filter(pk=run.pk).update(drop_unanswerable=True)
+        with django_capture_on_commit_callbacks() as callbacks:
+            run = services.run_launch(run=fresh(run))
+        assert len(callbacks) == 1 and run.status == Status.QUEUED
+        [dropped] = run.dropped_signals
+        assert (dropped["name"], dropped["kind"], dropped["weight"]) == (
+            "adherence", "absolute", 0.07)
+        # The launched rubric is v1 as it is; the run's totals leave adherence out.
+        from training.runs.selectors import run_specs
+
+        assert run.launched_config["rubric"]["signals"] == v1.signals
+        assert [s.name for s in run_specs(run)] == [s.name for s in v1.specs()
+                                                    if s.name != "adherence"]
+        clone = services.run_clone(run=run)
+        assert clone.drop_unanswerable and clone.dropped_signals == []
+
+    def test_dropping_every_weighted_signal_is_refused(self, policy_dir):
+        run = make_run(policy_dir, signals=[PREFERENCE], drop_unanswerable=True)
+        with pytest.raises(RunError, match="leaves no weighted signal"):
+            services.run_launch(run=run)
+
+    def test_a_judge_that_can_no_longer_answer_fails_the_run_on_the_worker(
+            self, policy_dir, settings, tmp_path):
+        from pool.models import RewardModel
+
+        world = lab_world(settings, tmp_path)
+        run = services.run_launch(run=make_run(policy_dir, signals=[*RUBRIC, PREFERENCE],
+                                               snapshot=world.snapshot))
+        assert run.dropped_signals == []
+        RewardModel.objects.update(active=False)  # deactivated after the launch
+        run = services.run_execute(run_id=run.pk)
+        assert run.status == Status.FAILED
+        assert "since the launch, the judges can never answer preference" in run.error
+        assert "no active reward model" in run.error and "resumed" in run.error
+        assert not TrainingStep.objects.filter(run=run).exists()
 
     def test_a_bad_rubric_is_refused_with_its_reason(self, policy_dir):
         run = make_run(policy_dir)
@@ -315,7 +438,7 @@ class TestStates:
 class TestRewardFunction:
     """The reward function on its own, with the real render pool."""
 
-    def test_a_picture_no_judge_can_score_gets_none_and_is_stored_with_its_png(
+    def test_a_picture_no_judge_scored_has_no_total_and_is_stored_with_its_png(
             self, render_pool, settings, tmp_path, policy_dir):
         from transformers import TrainerState
 
@@ -330,9 +453,12 @@ class TestRewardFunction:
         TrainingRun.objects.filter(pk=run.pk).update(status=Status.RUNNING, worker="here")
         book = StepBook()
         book.clock.start()
+        # Gate and length answer every rollout; the preference score none (no judge).
+        specs = signal_specs([{"name": "gate", "kind": "gate", "weight": 0.1},
+                              {"name": "length", "kind": "length", "weight": 0.1},
+                              {"name": "preference", "kind": "preference", "weight": 0.8}])
         reward = RubricReward(
-            run_id=run.pk, specs=signal_specs([{"name": "preference", "kind": "preference",
-                                                "weight": 1.0}]),
+            run_id=run.pk, specs=specs,
             context=SignalContext(judge=None, scorer=None), num_generations=2,
             scale_rewards="group", seed=7, pool=render_pool, lease=Lease(run.pk, "here"),
             book=book)
@@ -342,19 +468,22 @@ class TestRewardFunction:
                         completions=[[{"role": "assistant", "content": t}] for t in texts],
                         completion_ids=[[1] * 5] * 4, trainer_state=TrainerState(global_step=4),
                         prompt_text=list("aabb"))
-        # The rejected reply loses (0); pictures no judge could score have no reward.
-        assert totals == [None, 0.0, None, None]
+        # The rejected reply loses (0 on the gate and the picture, 1 for its length);
+        # pictures no judge scored have no reward, not their gate and length (1.0).
+        assert totals == [None, pytest.approx(0.1), None, None]
         rollouts = list(Rollout.objects.filter(run=run).select_related("render"))
         assert [(r.step, r.group, r.index) for r in rollouts] == [
             (5, 0, 0), (5, 0, 1), (5, 1, 0), (5, 1, 1)]
         assert [r.total for r in rollouts] == totals
         assert [r.advantage for r in rollouts] == [None, 0.0, None, None]
-        assert [r.render.seed for r in rollouts] == [render_seed(7, 5, i) for i in range(4)]
+        assert all(r.values[specs[0].key] == 1.0 for r in rollouts if r.render.status == "ok")
+        assert [r.render.seed for r in rollouts] == [render_seed(7, 5, i // 2) for i in range(4)]
         assert [r.render.status for r in rollouts] == ["ok", "rejected", "ok", "ok"]
         assert all(r.render.png for r in rollouts if r.render.status == "ok")
         summary = book.summaries[5]
-        assert summary["reward_mean"] == 0.0 and summary["reward_std"] is None
+        assert summary["reward_mean"] == pytest.approx(0.1) and summary["reward_std"] is None
         assert summary["signals"]["preference"] == {"mean": 0.0, "std": None, "missing": 3}
+        assert summary["no_total"] == 3
         assert summary["gate_pass"] == 0.75 and summary["zero_spread_groups"] == 1.0
         assert book.clock.render > 0 and book.clock.reward_ended is not None
         assert any("no judge is available" in text for text in book.notices)
@@ -371,6 +500,7 @@ class TestStepSummary:
                                [{specs[0].key: None}] * 4, [None] * 4, [0, 0, 1, 1],
                                [3, 4, 5, 6])
         assert summary["reward_mean"] is None and summary["reward_std"] is None
+        assert summary["no_total"] == 4
         assert summary["signals"]["gate"] == {"mean": None, "std": None, "missing": 4}
         assert summary["gate_pass"] is None and summary["unknown_method_rate"] is None
         assert summary["zero_spread_groups"] == 1.0

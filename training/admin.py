@@ -175,15 +175,15 @@ RUN_CHANGE = "training.change_trainingrun"
 RUN_VERBS = ("launch", "cancel", "resume", "clone")
 RUN_SETTINGS = (
     ("What", {"fields": ("name", "base_model", "prompt_set", "system_prompt")}),
-    ("Reward", {"fields": ("rubric", "snapshot", "judge", "scorer")}),
+    ("Reward", {"fields": ("rubric", "snapshot", "judge", "scorer", "drop_unanswerable")}),
     ("GRPO", {"fields": ("num_generations", "prompts_per_step", "max_steps", "learning_rate",
                          "lr_schedule", "warmup_steps", "max_completion_length", "temperature",
                          "scale_rewards", "beta", "lora", "lora_rank", "seed", "device",
                          "save_steps")}),
 )
 RUN_STATE = ("run_page", "status", "progress_summary", "cancel_requested", "checkpoint_step",
-             "heartbeat", "worker", "error", "launched_config_text", "parent", "created_by",
-             "created", "started", "finished")
+             "heartbeat", "worker", "error", "dropped_text", "launched_config_text", "parent",
+             "created_by", "created", "started", "finished")
 
 
 def run_act(verb: str, *, run: TrainingRun, user) -> tuple[str, TrainingRun]:
@@ -275,6 +275,13 @@ class TrainingRunAdmin(admin.ModelAdmin):
         return format_html('<progress max="{}" value="{}"></progress> step {} of {}{}',
                            state["max_steps"], state["step"], state["step"],
                            state["max_steps"], eta)
+
+    @admin.display(description="dropped signals")
+    def dropped_text(self, run: TrainingRun) -> str:
+        if not run.dropped_signals:
+            return "-"
+        return "; ".join(f"{d['name']} (weight {d['weight']:g}): {d['reason']}"
+                         for d in run.dropped_signals)
 
     @admin.display(description="launched with")
     def launched_config_text(self, run: TrainingRun) -> str:

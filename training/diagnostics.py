@@ -9,7 +9,8 @@ nominal weight was a third).
 
 Everything here is computed on what GRPO sees: correlations and effective shares use
 group-centred values (each value minus its group's mean). None is "no opinion" (training.rubrics):
-it is counted as missing and left out, never read as 0. The result is JSON-safe: an undefined
+it is counted as missing and left out, never read as 0, and a rollout with a weighted signal
+missing has no total. The result is JSON-safe: an undefined
 number (a constant column's correlation, the std of nothing) is None, never NaN.
 """
 from __future__ import annotations
@@ -261,19 +262,17 @@ def _effective_shares(specs: list[SignalSpec], columns: np.ndarray,
                       members: list[np.ndarray]) -> tuple[list[float | None], int]:
     """Each signal's share of the (group-centred) variance of the total.
 
-    A rollout's total is the weighted mean of the signals it has (rubric_total), so signal j
-    contributes c_j = w_j s_j / W, W the weight of the signals present (0 where s_j is None),
-    and T = sum_j c_j exactly. share_j = Cov(c_j, T) / Var(T), group-centred: the shares add up
-    to 1, a signal missing everywhere gets 0, and a signal missing for some rollouts still gets
-    its share from the others. All None when the total has no spread within groups. Returns
-    (shares, rows used: rollouts with a total in groups with at least two of them)."""
+    A rollout has a total only when every weighted signal has a value (rubric_total), and then
+    signal j contributes c_j = w_j s_j / W, W the rubric's weight, and T = sum_j c_j exactly.
+    share_j = Cov(c_j, T) / Var(T), group-centred, over the rollouts with a total: the shares
+    add up to 1 and a weight-0 signal gets 0. All None when the total has no spread within
+    groups (or no rollout has one). Returns (shares, rows used: rollouts with a total in groups
+    with at least two of them)."""
     weights = np.array([spec.weight for spec in specs], dtype=float)
-    present = ~np.isnan(columns) & (weights[:, None] > 0)
-    weight_present = (weights[:, None] * present).sum(axis=0)
-    has_total = weight_present > 0
-    contributions = np.where(present, weights[:, None] * np.nan_to_num(columns), 0.0)
-    contributions = np.where(has_total, contributions / np.where(has_total, weight_present, 1),
-                             np.nan)
+    weighted = weights > 0
+    has_total = ~np.isnan(columns[weighted]).any(axis=0) & bool(weighted.any())
+    contributions = weights[:, None] * np.nan_to_num(columns) / (weights.sum() or 1.0)
+    contributions = np.where(has_total, contributions, np.nan)
     centred = np.array([_centre(part, members) for part in contributions])
     used = ~np.isnan(centred).any(axis=0)
     rows = int(used.sum())

@@ -282,6 +282,12 @@ class TrainingRun(models.Model):
                               help_text="Answers pairwise and absolute questions.")
     scorer = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="+",
                                help_text="Gives the preference score.")
+    drop_unanswerable = models.BooleanField(
+        default=False, verbose_name="drop signals the judges cannot answer",
+        help_text="Otherwise a rubric asking the judges a question they can never answer (the "
+                  "local reward model: adherence, or anything without an active model) is "
+                  "refused at launch. Dropped signals are shown on the run page with their "
+                  "weight; the others' shares grow.")
     # GRPO settings
     num_generations = models.PositiveSmallIntegerField(
         default=8, help_text="Rollouts per prompt (a group).")
@@ -314,6 +320,10 @@ class TrainingRun(models.Model):
         default=dict, blank=True,
         help_text="What the run used, copied at launch: rubric signals, system prompt text, "
                   "prompts, policy path.")
+    dropped_signals = models.JSONField(
+        default=list, blank=True,
+        help_text="Signals dropped at launch because the judges could never answer them: "
+                  "[{name, kind, weight, reason}]. Totals are computed without them.")
     checkpoint_step = models.PositiveIntegerField(
         default=0, help_text="The last step with a saved checkpoint (0: none).")
     heartbeat = models.DateTimeField(null=True, blank=True,
@@ -348,6 +358,10 @@ class TrainingStep(models.Model):
     reward_std = models.FloatField(null=True)
     zero_spread_groups = models.FloatField(
         null=True, help_text="Share of groups whose rollouts all got the same total.")
+    no_total = models.PositiveIntegerField(
+        null=True, blank=True,
+        help_text="Rollouts with no total (a weighted signal missing), left out of their "
+                  "group; null for steps stored before it was counted.")
     signals = models.JSONField(default=dict,
                                help_text="Per signal name: mean, std, missing (None count).")
     completion_tokens = models.JSONField(default=dict, help_text="mean, min, max.")

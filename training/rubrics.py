@@ -3,9 +3,18 @@ how signal values add up to a rollout's reward.
 
 Every signal gives a value from 0 to 1, or None when it could not be
 computed (the browser or the judge failed): None is "no opinion", never 0.
-A rollout's total is the weighted mean of the signals it has, so a judge
-outage neither zeroes a rollout nor hands it a free point; a rollout with no
-signal at all has no total (None).
+A rollout's total is the weighted mean of its weighted signals, and a
+rollout with ANY weighted signal missing has no total (None), which TRL
+leaves out of its group. GRPO optimises whatever is paid for: a total made
+of the signals that happened to answer would pay for failing (under v2, an
+unavailable render kept its length point and totalled 1.0; an ok render
+whose judge failed kept gate + length + preference, inflated).
+
+A signal the configured judges can never answer (training.signals.
+signal_problem) is not a per-rollout failure but a configuration problem:
+the launch and the replay lab refuse it, or, where a person chooses to,
+drop it openly (`specs_kept`): the dropped signal and its weight are
+recorded and shown, never silently re-weighted away.
 """
 from __future__ import annotations
 
@@ -168,12 +177,35 @@ def _whole(value) -> bool:
 
 
 def rubric_total(values: Mapping[str, float | None], specs: Sequence[SignalSpec]) -> float | None:
-    """The weighted mean of the signals that have a value (module docstring)."""
+    """The weighted mean of the weighted signals, or None if any of them is
+    missing (module docstring). A signal of weight 0 counts for nothing."""
     weighted = weight = 0.0
     for spec in specs:
-        value = values.get(spec.key)
-        if value is None or spec.weight == 0:
+        if spec.weight == 0:
             continue
+        value = values.get(spec.key)
+        if value is None:
+            return None
         weighted += spec.weight * value
         weight += spec.weight
     return weighted / weight if weight else None
+
+
+def specs_kept(specs: Sequence[SignalSpec], dropped: Sequence[Mapping]) -> list[SignalSpec]:
+    """The rubric without the signals a person chose to drop (`dropped`: the
+    records {name, kind, weight, reason} a launch or a replay stored); the rest
+    keep their weights, so their shares grow, openly. RubricError when no
+    weighted signal is left to reward."""
+    names = {entry["name"] for entry in dropped}
+    kept = [spec for spec in specs if spec.name not in names]
+    if sum(spec.weight for spec in kept) <= 0:
+        gone = ", ".join(sorted(names))
+        raise RubricError(f"dropping {gone} leaves no weighted signal: nothing would be "
+                          "rewarded")
+    return kept
+
+
+def rubric_specs(signals, dropped: Sequence[Mapping] = ()) -> list[SignalSpec]:
+    """What is scored: a rubric's JSON signal list, validated, without the
+    signals dropped openly (specs_kept)."""
+    return specs_kept(signal_specs(signals), dropped)

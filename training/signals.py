@@ -5,7 +5,16 @@ compares a whole batch at once.
 Who is to blame decides between 0 and None. A sketch the gate rejected made
 no picture: it scores 0 on every picture signal (it loses every comparison).
 A render the browser could not produce ("unavailable") or a question the
-judge could not answer is None: no opinion, counted and shown, never 0.
+judge could not answer this time is None: no opinion, counted and shown,
+never 0. One None among a rollout's weighted signals leaves the rollout with
+no total (training.rubrics.rubric_total): GRPO optimises what is paid for,
+and a total of whatever happened to answer would pay a rollout for failing.
+
+A question the configured judges can NEVER answer (`signal_problem`: the
+local reward model asked about adherence to a prompt it never sees, no
+active reward model at all, pairwise with no pool snapshot) would make every
+total None: it is found before scoring, and the launch and the replay lab
+refuse it or drop the signal openly.
 """
 from __future__ import annotations
 
@@ -18,7 +27,7 @@ from django.core.files.storage import default_storage
 from sketches import gate
 from sketches.rendering import OK, REJECTED, UNAVAILABLE
 
-from .judges import JudgeBackend, Picture
+from .judges import JudgeBackend, JudgeUnavailable, Picture, judge_backend
 from .rubrics import (
     ABSOLUTE,
     BRUSH_GATE,
@@ -35,7 +44,10 @@ from .rubrics import (
 COMPILE_FAILURES = frozenset({gate.NO_CODE, gate.TRUNCATED, gate.SYNTAX_ERROR, gate.NO_SETUP,
                               gate.RUNTIME_ERROR, gate.TIMEOUT, gate.CRASHED})
 BRUSH_FAILURES = frozenset({gate.NO_BRUSH_PAINTING, gate.PLAIN_PRIMITIVES_ONLY,
-                            gate.UNKNOWN_BRUSH_METHOD, gate.NOT_WEBGL, gate.BLANK_CANVAS})
+                            gate.UNKNOWN_BRUSH_METHOD, gate.NOT_WEBGL, gate.BLANK_CANVAS,
+                            # Paint laid by other routes than p5.brush.
+                            gate.PLAIN_PAINTING, gate.DIRECT_PIXELS, gate.EMBEDDED_IMAGE,
+                            gate.RAW_WEBGL})
 
 # Rough code tokens where no tokenizer counted them: identifiers, numbers and
 # single punctuation marks, which tracks a BPE tokenizer on JavaScript within
@@ -51,13 +63,16 @@ def approx_tokens(code: str) -> int:
 class Rollout:
     """What a signal needs to know about one rollout."""
 
-    key: str  # stable: seeds the draw of references
+    key: str  # stable: seeds the draw of references when there is no group
     prompt: str
     code: str
     status: str  # sketches.rendering OK / REJECTED / UNAVAILABLE
     violations: Sequence[str] = ()
     picture: Picture | None = None
     tokens: int | None = None  # the policy's own count, when there is one
+    # The GRPO group's key: rollouts that share it face the same references, so
+    # identical code in a group earns an identical reward. "" for one alone.
+    group: str = ""
 
     @property
     def token_count(self) -> int:
@@ -77,11 +92,12 @@ def rollout_from_render(render) -> Rollout:
 
 
 def rollout_from_outcome(*, key: str, prompt: str, text: str, outcome,
-                         tokens: int | None = None) -> Rollout:
+                         tokens: int | None = None, group: str = "") -> Rollout:
     """A rollout rendered just now (sketches.rendering.RenderOutcome), not stored."""
     picture = Picture(data=outcome.png) if outcome.status == OK and outcome.png else None
     return Rollout(key=key, prompt=prompt, code=text, status=outcome.status,
-                   violations=tuple(outcome.violations), picture=picture, tokens=tokens)
+                   violations=tuple(outcome.violations), picture=picture, tokens=tokens,
+                   group=group)
 
 
 @dataclass
@@ -93,6 +109,8 @@ class SignalContext:
     snapshot: object | None = None  # pool.models.PoolSnapshot, for pairwise
     seed: int | str = 0
     notices: list[str] = field(default_factory=list)
+    # Why a role's backend is None ("judge", "scorer" -> the reason).
+    missing: dict[str, str] = field(default_factory=dict)
     _reference_pictures: dict = field(default_factory=dict)
 
     def notice(self, text: str) -> None:
@@ -103,6 +121,73 @@ class SignalContext:
         if member.pk not in self._reference_pictures:
             self._reference_pictures[member.pk] = Picture(path=default_storage.path(member.png))
         return self._reference_pictures[member.pk]
+
+
+def signal_context_for(*, judge, scorer, snapshot=None, seed: int | str = 0,
+                       notices: list[str] | None = None) -> SignalContext:
+    """The context two `training.models.Judge` rows configure. A backend that
+    cannot answer anything (JudgeUnavailable) is None; why is kept in
+    `missing` and noticed."""
+    notices = [] if notices is None else notices
+    backends: dict[str, JudgeBackend | None] = {}
+    missing: dict[str, str] = {}
+    for role, row in (("judge", judge), ("scorer", scorer)):
+        try:
+            backends[role] = judge_backend(row)
+        except JudgeUnavailable as unavailable:
+            backends[role] = None
+            missing[role] = f"{role} {row.name}: {unavailable}"
+            if missing[role] not in notices:
+                notices.append(missing[role])
+    return SignalContext(judge=backends["judge"], scorer=backends["scorer"], snapshot=snapshot,
+                         seed=seed, notices=notices, missing=missing)
+
+
+# Which backend of a context answers each judged kind (the others need none).
+ASKED_OF = {PREFERENCE: "scorer", PAIRWISE: "judge", ABSOLUTE: "judge"}
+
+
+def signal_problem(spec: SignalSpec, context: SignalContext) -> str | None:
+    """Why `spec` can never be computed in `context`, with the way out where
+    it is known; None when it can be (module docstring)."""
+    role = ASKED_OF.get(spec.kind)
+    if role is None:
+        return None
+    reasons = []
+    backend = getattr(context, role)
+    if backend is None:
+        reasons.append(context.missing.get(role) or f"no {role} is configured")
+    elif (reason := backend.cannot_answer(spec)) is not None:
+        reasons.append(reason)
+    if spec.kind == PAIRWISE:
+        if context.snapshot is None:
+            reasons.append("no pool snapshot was chosen: choose a pool snapshot")
+        elif not context.snapshot.members.exists():
+            reasons.append(f"pool snapshot {context.snapshot.name!r} holds no references: "
+                           "choose a pool snapshot that has some")
+    return "; ".join(reasons) or None
+
+
+def signals_unanswerable(specs: Sequence[SignalSpec], context: SignalContext) -> list[dict]:
+    """The weighted signals `context` can never compute, as the records a
+    drop stores: {name, kind, weight, reason}."""
+    found = []
+    for spec in specs:
+        reason = signal_problem(spec, context) if spec.weight > 0 else None
+        if reason is not None:
+            found.append({"name": spec.name, "kind": spec.kind, "weight": spec.weight,
+                          "reason": reason})
+    return found
+
+
+def unanswerable_text(found: Sequence[dict], *, how_to_drop: str) -> str:
+    """The refusal for `found` (signals_unanswerable): each signal, its weight
+    and why (with the way out), then the other way out: dropping them."""
+    each = "; ".join(f"{entry['name']} (weight {entry['weight']:g}): {entry['reason']}"
+                     for entry in found)
+    return (f"the judges can never answer {each}. Fix the configuration, or drop "
+            f"{'it' if len(found) == 1 else 'them'} openly ({how_to_drop}): a dropped "
+            "signal is shown with its weight, and the others' shares grow")
 
 
 def signals_compute(specs: Sequence[SignalSpec], rollouts: Sequence[Rollout],
@@ -180,7 +265,7 @@ def _ask_rate(backend, spec, rollouts):
 
 def _pairwise(spec, rollouts, context):
     """Win fraction against k references drawn from the snapshot for the
-    rollout's prompt (seeded by the rollout's key); a comparison the judge
+    rollout's prompt (seeded by its group, or its key); a comparison the judge
     could not answer is left out of the fraction, and a rollout with none
     answered is None."""
     from pool.sampling import references_sample
@@ -200,7 +285,7 @@ def _pairwise(spec, rollouts, context):
         rollout = rollouts[i]
         references = references_sample(context.snapshot, prompt=rollout.prompt,
                                        k=spec.params["k"], okay_share=spec.params["okay_share"],
-                                       seed=f"{context.seed}:{rollout.key}")
+                                       seed=f"{context.seed}:{rollout.group or rollout.key}")
         for member in references:
             pairs.append((rollout.picture, context.reference_picture(member)))
             prompts.append(rollout.prompt)

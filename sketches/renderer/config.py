@@ -54,6 +54,15 @@ class RendererConfig:
     # the fidelity test can put the two side by side.
     cpu_fill_masks: bool = True
     library_dir: Path = field(default_factory=libraries.default_library_dir)
+    # Chromium's own sandbox (os_sandbox.py): a root worker runs the browser
+    # as this unprivileged user, whom scripts/system_deps.sh creates; ignored
+    # when the worker is not root.
+    sandbox_user: str = "paintrl-chromium"
+    # Where Chromium cannot sandbox itself (no unprivileged user namespaces),
+    # render without its sandbox, warning at every launch, instead of refusing
+    # to start. Off: model-written code never runs in an unsandboxed browser
+    # unless someone chose it.
+    allow_unsandboxed: bool = False
 
     def __post_init__(self) -> None:
         if self.browsers < 1:

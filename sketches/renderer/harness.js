@@ -42,6 +42,160 @@
   seedRandom(cfg.bootSeed);
   defineProperty(Math, "random", { value: random, writable: false, configurable: false });
 
+  // The page's clock and crypto, derived from the seed, so that a sketch
+  // taking its randomness from the time or from crypto paints the same
+  // picture for the same code and seed (the public replication measured up to
+  // 0.195 of preference score lost to unseeded randomness on identical code).
+  // The clock is virtual: it starts at a seed-derived instant, advances by
+  // CLOCK_TICK_MS on every read (so a busy-wait on the clock ends and elapsed
+  // times are never zero), and jumps to the next frame's time, FRAME_MS after
+  // the last one or later if the reads ran past it, when the browser starts a
+  // frame. requestAnimationFrame callbacks, Event.timeStamp and the document
+  // timeline read it too, so an animation driven by millis() or deltaTime
+  // advances frame by frame and ends at noLoop() or the frame cap as before.
+  // Honest sketches paint as before: p5.brush never reads the clock, and p5
+  // reads it only to pace frames. The harness's own drawMs uses `now`, the
+  // browser's clock captured above.
+  const FRAME_MS = 1000 / 60;
+  const CLOCK_TICK_MS = 0.01;
+  const EPOCH_BASE_MS = Date.UTC(2025, 0, 1);
+  const EPOCH_SPAN_MS = 365 * 24 * 3600 * 1000;
+  const mulberry = (s) => {
+    let a = (s >>> 0) || 1;
+    return () => {
+      a = (a + 0x6d2b79f5) | 0;
+      let t = Math.imul(a ^ (a >>> 15), a | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  };
+  let clockMs = 0;     // the virtual performance.now()
+  let epochMs = 0;     // Date.now() when clockMs is 0
+  let frameMs = 0;     // the current frame's timestamp
+  let lastRealFrame = null;
+  let cryptoRandom = random;
+  const seedClock = (s) => {
+    const derive = mulberry((s ^ 0x9e3779b9) >>> 0);
+    clockMs = 1000 + Math.floor(derive() * 1e6) / 1000;  // 1-2 s after "page load"
+    frameMs = clockMs;
+    epochMs = EPOCH_BASE_MS + Math.floor(derive() * EPOCH_SPAN_MS) - clockMs;
+    cryptoRandom = mulberry((s ^ 0x85ebca6b) >>> 0);  // its own stream: Math.random's is unchanged
+  };
+  seedClock(cfg.bootSeed);
+  const readClock = () => (clockMs += CLOCK_TICK_MS);
+  const wallNow = () => Math.floor(epochMs + readClock());
+  const startFrame = (real) => {
+    if (real !== lastRealFrame) {  // the first callback of a new browser frame
+      lastRealFrame = real;
+      frameMs = Math.max(frameMs + FRAME_MS, clockMs);
+      clockMs = frameMs;
+    }
+    return frameMs;
+  };
+  const lock = (target, name, value) => {
+    try {
+      defineProperty(target, name, { value, writable: false, configurable: false });
+    } catch (e) { /* absent or fixed in this browser */ }
+  };
+  const lockGetter = (target, name, get) => {
+    try {
+      defineProperty(target, name, { get, configurable: false });
+    } catch (e) { /* absent or fixed in this browser */ }
+  };
+  const clockWork = () => {
+    lock(Performance.prototype, "now", function now() { return readClock(); });
+    lockGetter(Performance.prototype, "timeOrigin", () => epochMs);
+    lockGetter(PerformanceEntry.prototype, "startTime", () => 0);
+    lockGetter(PerformanceEntry.prototype, "duration", () => 0);
+    lockGetter(Performance.prototype, "timing", () => undefined);
+    lockGetter(Performance.prototype, "memory", () => undefined);
+    lockGetter(Event.prototype, "timeStamp", () => clockMs);
+    lockGetter(AnimationTimeline.prototype, "currentTime", () => frameMs);
+    lockGetter(Document.prototype, "lastModified", () => new NativeDate(epochMs).toString());
+    if (typeof IdleDeadline !== "undefined") lock(IdleDeadline.prototype, "timeRemaining", () => 0);
+    if (typeof BaseAudioContext !== "undefined") {
+      lockGetter(BaseAudioContext.prototype, "currentTime", () => clockMs / 1000);
+    }
+    const nativeFrame = window.requestAnimationFrame;
+    lock(window, "requestAnimationFrame", function requestAnimationFrame(callback) {
+      if (typeof callback !== "function") return apply(nativeFrame, window, [callback]);
+      return apply(nativeFrame, window, [(real) => apply(callback, window, [startFrame(real)])]);
+    });
+    // Date: the constructor and Date.now() read the virtual clock; dates
+    // built from arguments are untouched. One prototype, so instanceof holds.
+    const VirtualDate = function Date(...args) {
+      if (!new.target) return new NativeDate(wallNow()).toString();
+      return Reflect.construct(NativeDate, args.length ? args : [wallNow()], new.target);
+    };
+    defineProperty(VirtualDate, "prototype", { value: NativeDate.prototype, writable: false });
+    VirtualDate.now = function now() { return wallNow(); };
+    VirtualDate.parse = NativeDate.parse;
+    VirtualDate.UTC = NativeDate.UTC;
+    lock(NativeDate.prototype, "constructor", VirtualDate);
+    lock(window, "Date", VirtualDate);
+    // Formatting "now" without a date reads the clock too.
+    const format = Object.getOwnPropertyDescriptor(Intl.DateTimeFormat.prototype, "format").get;
+    lockGetter(Intl.DateTimeFormat.prototype, "format", function () {
+      const bound = apply(format, this, []);
+      return (date) => bound(date === undefined ? wallNow() : date);
+    });
+    const formatToParts = Intl.DateTimeFormat.prototype.formatToParts;
+    lock(Intl.DateTimeFormat.prototype, "formatToParts", function formatToParts_(date) {
+      return apply(formatToParts, this, [date === undefined ? wallNow() : date]);
+    });
+    if (typeof Temporal === "object" && Temporal.Now) {
+      const Now = Temporal.Now;
+      const zone = Now.timeZoneId();
+      const instant = () => Temporal.Instant.fromEpochMilliseconds(wallNow());
+      const zoned = (tz) => instant().toZonedDateTimeISO(tz === undefined ? zone : tz);
+      lock(Now, "instant", instant);
+      lock(Now, "zonedDateTimeISO", zoned);
+      lock(Now, "plainDateTimeISO", (tz) => zoned(tz).toPlainDateTime());
+      lock(Now, "plainDateISO", (tz) => zoned(tz).toPlainDate());
+      lock(Now, "plainTimeISO", (tz) => zoned(tz).toPlainTime());
+    }
+    // crypto: getRandomValues and randomUUID from the seed's own stream;
+    // crypto.subtle (keys, signatures and padding drawn from the browser's
+    // own randomness, which cannot be seeded) throws.
+    const typedArrayTag = Object.getOwnPropertyDescriptor(
+      Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
+    const integerArrays = create(null);
+    for (const name of ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
+                        "Int32Array", "Uint32Array", "BigInt64Array", "BigUint64Array"]) {
+      integerArrays[name] = true;
+    }
+    lock(Crypto.prototype, "getRandomValues", function getRandomValues(array) {
+      const tag = apply(typedArrayTag, array, []);
+      if (!(tag in integerArrays)) {
+        throw new TypeError("Failed to execute 'getRandomValues' on 'Crypto': "
+                            + "parameter 1 is not an integer typed array.");
+      }
+      if (array.byteLength > 65536) {
+        throw new DOMException("The ArrayBufferView's byte length exceeds 65536.",
+                               "QuotaExceededError");
+      }
+      const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+      for (let i = 0; i < bytes.length; i += 1) bytes[i] = Math.floor(cryptoRandom() * 256);
+      return array;
+    });
+    lock(Crypto.prototype, "randomUUID", function randomUUID() {
+      const hex = [];
+      for (let i = 0; i < 16; i += 1) {
+        let byte = Math.floor(cryptoRandom() * 256);
+        if (i === 6) byte = (byte & 0x0f) | 0x40;  // version 4
+        if (i === 8) byte = (byte & 0x3f) | 0x80;  // RFC 4122 variant
+        hex.push((byte + 256).toString(16).slice(1));
+      }
+      const h = hex.join("");
+      return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    });
+    lockGetter(Crypto.prototype, "subtle", () => {
+      throw new Error("paintrl sandbox: crypto.subtle is not available (its randomness cannot be seeded)");
+    });
+  };
+  const NativeDate = Date;
+  clockWork();
+
   const state = create(null);
   state.phase = "loaded";        // loaded -> running -> setup_done -> done
   state.frames = 0;
@@ -58,6 +212,7 @@
   state.unknownCalls = create(null);
   state.brushPaintCalls = 0;
   state.plainCalls = create(null);
+  state.paint = create(null);  // the paint ledger's account (see closeLedger)
   let startedAt = 0;
   let capture = null;  // PNG data URL of the canvas, taken as the sketch finishes
   // The libraries' end-of-frame hooks, copied in run() before the sketch runs:
@@ -74,14 +229,36 @@
   let mainCanvas = null;
   let mainContext = null;
   let mainIsWebGL = false;
+  // Contexts and canvases p5 made for createCanvas() and createGraphics():
+  // a WebGL draw on any other context is the sketch's own raw WebGL, and any
+  // other canvas put into the document is an overlay.
+  let makingGraphics = 0;
+  const weakSetAdd = WeakSet.prototype.add;
+  const weakSetHas = WeakSet.prototype.has;
+  const p5Contexts = new WeakSet();
+  const p5Canvases = new WeakSet();
+  const weakMapGet = WeakMap.prototype.get;
+  const weakMapSet = WeakMap.prototype.set;
+  // What the traps below compute with, captured before a sketch can patch it.
+  const mathMax = Math.max;
+  const NativeUint8Array = Uint8Array;
+  const NativeInt32Array = Int32Array;
+  const NativeFloat32Array = Float32Array;
+  const getPrototypeOf = Object.getPrototypeOf;
+  const getOwnPropertyNames = Object.getOwnPropertyNames;
   defineProperty(HTMLCanvasElement.prototype, "getContext", {
     value: function (type, ...rest) {
       const kind = String(type);  // read once: the same string p5 asked for
       const ctx = apply(getContext, this, [kind, ...rest]);
+      if (ctx && (creatingCanvas > 0 || makingGraphics > 0)) {
+        apply(weakSetAdd, p5Contexts, [ctx]);
+        apply(weakSetAdd, p5Canvases, [this]);
+      }
       if (creatingCanvas > 0 && ctx && mainCanvas === null) {
         mainCanvas = this;
         mainContext = ctx;
         mainIsWebGL = kind === "webgl" || kind === "webgl2" || kind === "experimental-webgl";
+        mainIsWebGL2 = kind === "webgl2";
       }
       return ctx;
     },
@@ -215,6 +392,417 @@
     }
   });
 
+  // How paint reaches the canvas. Each route is trapped on the browser's own
+  // prototypes before the libraries load, so it is seen however it is
+  // reached (p5's internals, a graphics buffer, a canvas of the sketch's own,
+  // an OffscreenCanvas). The traps count once run() has started: the
+  // libraries loading are trusted. p5.brush itself draws no text, decodes no
+  // image (unless a sketch hands it one as a brush tip) and makes no WebGL
+  // context of its own (checked against its source, p5.brush 2.2.2).
+  const running = () => state.phase !== "loaded";
+  const outsideBrush = () => running() && brushDepth === 0;
+  const getterOf = (proto, prop) => Object.getOwnPropertyDescriptor(proto, prop).get;
+  // Brand checks through the browser's own getters: instanceof consults
+  // Symbol.hasInstance, which a sketch can redefine (see fake_webgl_check.js).
+  const brand = (proto, prop) => {
+    const get = getterOf(proto, prop);
+    return (x) => { try { apply(get, x, []); return true; } catch (e) { return false; } };
+  };
+  const wrapMethod = (proto, name, before) => {
+    const native = proto[name];
+    if (typeof native !== "function") return;
+    lock(proto, name, function (...args) {
+      before(args, this);
+      return apply(native, this, args);
+    });
+  };
+  const nativeAtob = atob;
+  const nativeDecode = decodeURIComponent;
+  const regexTest = RegExp.prototype.test;
+  const GLYPH_MARKUP = /<(\w+:)?(text|tspan|textPath|foreignObject)\b/i;
+
+  // Text: glyphs drawn on any 2D context (p5's text() on a 2D graphics
+  // buffer ends here too).
+  const contexts2D = [CanvasRenderingContext2D.prototype, OffscreenCanvasRenderingContext2D.prototype];
+  for (const proto of contexts2D) {
+    for (const name of ["fillText", "strokeText"]) {
+      wrapMethod(proto, name, () => { if (running()) violate("text_on_canvas", `${name}()`); });
+    }
+  }
+
+  // Images decoded from a URL, a data: string or a Blob, drawn into any
+  // canvas (2D drawImage/createPattern, WebGL textures): embedded_image. A
+  // painting is made of strokes, and an image is how text, a photograph or a
+  // finished picture would be smuggled in. SVG markup with text in it is
+  // also text_on_canvas.
+  const decodedKinds = ["image", "SVG image", "video", "image bitmap"];
+  const decodedBrands = [brand(HTMLImageElement.prototype, "naturalWidth"),
+                         brand(SVGImageElement.prototype, "width"),
+                         brand(HTMLVideoElement.prototype, "videoWidth"),
+                         brand(ImageBitmap.prototype, "width")];
+  if (typeof VideoFrame !== "undefined") {
+    decodedKinds[4] = "video frame";
+    decodedBrands[4] = brand(VideoFrame.prototype, "codedWidth");
+  }
+  const imageSrc = getterOf(HTMLImageElement.prototype, "currentSrc");
+  const imageSrcAttr = getterOf(HTMLImageElement.prototype, "src");
+  const noteMarkup = (url) => {
+    url = String(url);
+    const comma = url.indexOf(",");
+    if (!apply(regexTest, /^data:image\/svg\+xml/i, [url]) || comma < 0) return;
+    let body = url.slice(comma + 1);
+    try {
+      body = apply(regexTest, /;base64$/i, [url.slice(0, comma)]) ? nativeAtob(body) : nativeDecode(body);
+    } catch (e) { /* undecodable: the browser could not draw it either */ }
+    if (apply(regexTest, GLYPH_MARKUP, [body])) violate("text_on_canvas", "text in an SVG image");
+  };
+  const noteSource = (source, route) => {
+    if (!running() || source === null || typeof source !== "object") return;
+    for (let k = 0; k < decodedKinds.length; k += 1) {
+      const kind = decodedKinds[k];
+      if (!decodedBrands[k](source)) continue;
+      violate("embedded_image", `${kind} drawn by ${route}`);
+      try {
+        if (kind === "image") noteMarkup(apply(imageSrc, source, []) || apply(imageSrcAttr, source, []));
+        if (kind === "SVG image") violate("text_on_canvas", "an SVG document drawn into a canvas");
+      } catch (e) { /* tampered: the image is rejected all the same */ }
+      return;
+    }
+  };
+  for (const proto of contexts2D) {
+    for (const name of ["drawImage", "createPattern"]) {
+      wrapMethod(proto, name, (args) => noteSource(args[0], `${name}()`));
+    }
+  }
+  const webgl = [WebGLRenderingContext.prototype, WebGL2RenderingContext.prototype];
+  for (const proto of webgl) {
+    for (const name of ["texImage2D", "texSubImage2D", "texImage3D", "texSubImage3D"]) {
+      wrapMethod(proto, name, (args) => {
+        for (let i = 0; i < args.length; i += 1) noteSource(args[i], `${name}()`);
+      });
+    }
+  }
+  const nativeBitmap = window.createImageBitmap;
+  lock(window, "createImageBitmap", function createImageBitmap(...args) {
+    if (running()) violate("embedded_image", "createImageBitmap()");
+    return apply(nativeBitmap, window, args);
+  });
+  // A Blob URL is how a string becomes an image (and its name is random).
+  const nativeObjectURL = URL.createObjectURL;
+  lock(URL, "createObjectURL", function createObjectURL(...args) {
+    if (!running()) return apply(nativeObjectURL, URL, args);
+    violate("embedded_image", "URL.createObjectURL()");
+    throw new Error("paintrl sandbox: URL.createObjectURL is not allowed");
+  });
+
+  // Raw WebGL: a draw on a WebGL context p5 did not make for createCanvas()
+  // or createGraphics() (a canvas or OffscreenCanvas of the sketch's own).
+  // On the main canvas, every draw is also told to the paint ledger below.
+  const DRAW_FRAMEBUFFER_BINDING = 0x8CA6;
+  const getParameter1 = WebGLRenderingContext.prototype.getParameter;
+  const getParameter2 = WebGL2RenderingContext.prototype.getParameter;
+  const DRAWS = ["drawArrays", "drawElements", "drawArraysInstanced", "drawElementsInstanced",
+                 "drawRangeElements", "clear", "blitFramebuffer"];
+  const noteDraw = (gl, name) => {
+    if (!running()) return;
+    if (!apply(weakSetHas, p5Contexts, [gl])) {
+      violate("raw_webgl", `${name}() on a WebGL context of the sketch's own`);
+      return;
+    }
+    if (gl !== mainContext) return;
+    const getParameter = mainIsWebGL2 ? getParameter2 : getParameter1;
+    if (apply(getParameter, gl, [DRAW_FRAMEBUFFER_BINDING]) === null) ledgerDraw();
+  };
+  for (const proto of webgl) {
+    for (const name of DRAWS) {
+      if (typeof proto[name] === "function") wrapMethod(proto, name, (args, gl) => noteDraw(gl, name));
+    }
+  }
+  // Extensions draw too (instancing, multi-draw): their methods are wrapped
+  // as each is handed out, and remember which context they belong to.
+  const extensionContext = new WeakMap();
+  const wrappedExtensions = new WeakSet();
+  for (const proto of webgl) {
+    const getExtension = proto.getExtension;
+    lock(proto, "getExtension", function getExtension_(...args) {
+      const ext = apply(getExtension, this, args);
+      if (ext && typeof ext === "object") {
+        apply(weakMapSet, extensionContext, [ext, this]);
+        const extProto = getPrototypeOf(ext);
+        if (extProto && !apply(weakSetHas, wrappedExtensions, [extProto])) {
+          apply(weakSetAdd, wrappedExtensions, [extProto]);
+          const names = getOwnPropertyNames(extProto);
+          for (let n = 0; n < names.length; n += 1) {
+            const name = names[n];
+            if (!apply(regexTest, /^(multi)?[dD]raw/, [name]) || typeof extProto[name] !== "function") continue;
+            wrapMethod(extProto, name, (a, self) => {
+              const gl = apply(weakMapGet, extensionContext, [self]);
+              if (gl) noteDraw(gl, name);
+            });
+          }
+        }
+      }
+      return ext;
+    });
+  }
+
+  // The paint ledger: who laid the paint on the main canvas. Every draw that
+  // reaches the main canvas's own framebuffer is made by p5.brush (inside a
+  // brush call or the library's end-of-frame hooks), by background()/clear(),
+  // or by anything else (plain p5 shapes, image() of a buffer or texture,
+  // pixel writes, raw WebGL on drawingContext). Where the author changes,
+  // the canvas is read and each pixel's change is credited to the author of
+  // the draws since the last read; a background that is not one flat colour
+  // counts as plain. A background that leaves the canvas one colour is the
+  // paper (white before any): it wipes the credits. At the end, a painted
+  // pixel (off the paper by more than PAINT_TOLERANCE, the tolerance of the
+  // gate's paint fraction) is plain if plain draws changed it more than
+  // brush ones. The paper is what background() laid, not the most common
+  // colour: a flat plain fill over most of the canvas is paint. A painting reads
+  // the canvas a few times (a background, then strokes); past MAX_READS the
+  // draws between reads are merged and the whole stretch counts as plain
+  // wherever its author changes, so a sketch alternating authors every call
+  // cannot make the page read the canvas without end.
+  const BRUSH = 1;
+  const BACKGROUND = 2;
+  const PLAIN = 3;
+  const MAX_READS = 400;
+  const PAINT_TOLERANCE = 8;  // sketches/renderer/paint.py
+  let backgroundDepth = 0;
+  let mainIsWebGL2 = false;
+  const ledger = create(null);
+  ledger.gl = null;
+  ledger.author = 0;  // of the draws since the last read; 0: none
+  ledger.reads = 0;
+  const author = () => (brushDepth > 0 ? BRUSH : backgroundDepth > 0 ? BACKGROUND : PLAIN);
+  const ledgerDraw = () => {
+    const now = author();
+    if (ledger.author === now) return;
+    if (ledger.author === 0) { ledger.author = now; return; }
+    if (ledger.reads >= MAX_READS) {
+      ledger.author = PLAIN;
+      return;
+    }
+    readCanvas();
+    ledger.author = now;
+  };
+  const READ_FRAMEBUFFER_BINDING = 0x8CAA;
+  const PIXEL_PACK_BUFFER_BINDING = 0x88ED;
+  const READ_FRAMEBUFFER = 0x8CA8;
+  const PIXEL_PACK_BUFFER = 0x88EB;
+  const readPixels = WebGL2RenderingContext.prototype.readPixels;
+  const bindFramebuffer = WebGL2RenderingContext.prototype.bindFramebuffer;
+  const bindBuffer = WebGL2RenderingContext.prototype.bindBuffer;
+  const bufferWidth = getterOf(WebGL2RenderingContext.prototype, "drawingBufferWidth");
+  const bufferHeight = getterOf(WebGL2RenderingContext.prototype, "drawingBufferHeight");
+  // The main canvas as opaque colours on white (as the gate sees it), one
+  // 0xRRGGBB number a pixel; null where it cannot be read.
+  const canvasOnWhite = (gl) => {
+    const w = apply(bufferWidth, gl, []);
+    const h = apply(bufferHeight, gl, []);
+    const rgba = new NativeUint8Array(w * h * 4);
+    const readFb = apply(getParameter2, gl, [READ_FRAMEBUFFER_BINDING]);
+    const pack = apply(getParameter2, gl, [PIXEL_PACK_BUFFER_BINDING]);
+    try {
+      apply(bindFramebuffer, gl, [READ_FRAMEBUFFER, null]);
+      if (pack) apply(bindBuffer, gl, [PIXEL_PACK_BUFFER, null]);
+      apply(readPixels, gl, [0, 0, w, h, 0x1908 /* RGBA */, 0x1401 /* UNSIGNED_BYTE */, rgba]);
+    } catch (e) {
+      return null;
+    } finally {
+      apply(bindFramebuffer, gl, [READ_FRAMEBUFFER, readFb]);
+      if (pack) apply(bindBuffer, gl, [PIXEL_PACK_BUFFER, pack]);
+    }
+    const flat = new NativeInt32Array(w * h);
+    for (let i = 0, j = 0; i < flat.length; i += 1, j += 4) {
+      const paper = 255 - rgba[j + 3];  // premultiplied alpha: colour + white behind it
+      flat[i] = ((rgba[j] + paper) << 16) | ((rgba[j + 1] + paper) << 8) | (rgba[j + 2] + paper);
+    }
+    return flat;
+  };
+  const gap = (x, y) => (x > y ? x - y : y - x);
+  const channelDistance = (a, b) => mathMax(gap(a >> 16, b >> 16), gap((a >> 8) & 255, (b >> 8) & 255),
+                                            gap(a & 255, b & 255));
+  const readCanvas = () => {
+    const gl = mainContext;
+    if (!mainIsWebGL2 || gl === null) return;
+    ledger.reads += 1;
+    const flat = canvasOnWhite(gl);
+    if (flat === null) return;
+    if (ledger.gl !== gl || ledger.seen.length !== flat.length) {
+      // A new or resized canvas starts blank (white, as seen on white).
+      ledger.gl = gl;
+      ledger.seen = new NativeInt32Array(flat.length);
+      for (let i = 0; i < flat.length; i += 1) ledger.seen[i] = 0xffffff;
+      ledger.paper = new NativeInt32Array(flat.length);
+      for (let i = 0; i < flat.length; i += 1) ledger.paper[i] = 0xffffff;
+      ledger.plain = new NativeFloat32Array(flat.length);
+      ledger.brush = new NativeFloat32Array(flat.length);
+    }
+    const { seen, paper, plain, brush } = ledger;
+    let who = ledger.author;
+    if (who === BACKGROUND) {
+      // A background leaves the whole canvas one colour: the new paper.
+      for (let i = 1; i < flat.length; i += 1) {
+        if (channelDistance(flat[i], flat[0]) > PAINT_TOLERANCE) { who = PLAIN; break; }
+      }
+    }
+    if (who === BACKGROUND) {
+      for (let i = 0; i < flat.length; i += 1) {
+        paper[i] = flat[i];
+        plain[i] = 0;
+        brush[i] = 0;
+      }
+    } else {
+      const credit = who === BRUSH ? brush : plain;
+      for (let i = 0; i < flat.length; i += 1) {
+        if (flat[i] !== seen[i]) credit[i] += channelDistance(flat[i], seen[i]);
+      }
+    }
+    ledger.seen = flat;
+  };
+  // The last read, as the sketch finishes: the paint on the canvas and the
+  // share of it the ledger credits to plain draws.
+  const closeLedger = () => {
+    if (ledger.author !== 0) readCanvas();
+    ledger.author = 0;
+    if (ledger.gl !== mainContext || !ledger.seen) return;
+    const { seen, paper, plain, brush } = ledger;
+    let painted = 0;
+    let plainPainted = 0;
+    for (let i = 0; i < seen.length; i += 1) {
+      if (channelDistance(seen[i], paper[i]) <= PAINT_TOLERANCE) continue;
+      painted += 1;
+      if (plain[i] > brush[i]) plainPainted += 1;
+    }
+    state.paint.pixels = seen.length;
+    state.paint.painted = painted;
+    state.paint.plain = plainPainted;
+    state.paint.reads = ledger.reads;
+  };
+
+  // Elements put into the document: a canvas p5 did not make, an image, an
+  // SVG or a video, placed over or beside the sketch's canvas (the capture
+  // reads the canvas itself, but the page a screenshot or a curator sees
+  // would show them). Seen by a MutationObserver, whatever API added them.
+  const OVERLAY_SELECTOR = "canvas, img, svg, video, picture, object, embed, image";
+  const querySelectorAll = Element.prototype.querySelectorAll;
+  const elementMatches = Element.prototype.matches;
+  const isElement = brand(Element.prototype, "localName");
+  const localName = getterOf(Element.prototype, "localName");
+  const nodeCount = getterOf(NodeList.prototype, "length");
+  const addedNodes = getterOf(MutationRecord.prototype, "addedNodes");
+  const recordTarget = getterOf(MutationRecord.prototype, "target");
+  const clientRects = Element.prototype.getClientRects;
+  const rectCount = getterOf(DOMRectList.prototype, "length");
+  const computedStyle = window.getComputedStyle;
+  const overlay = (element) => {
+    if (apply(weakSetHas, p5Canvases, [element])) return false;
+    // Not rendered (display: none, as p5's text-measuring canvas) or hidden:
+    // not an overlay until a style change shows it (watched below).
+    if (apply(rectCount, apply(clientRects, element, []), []) === 0) return false;
+    if (computedStyle(element).visibility === "hidden") return false;
+    violate("overlay", `a <${apply(localName, element, [])}> added to the page`);
+    return true;
+  };
+  const overlays = (node) => {
+    if (!isElement(node)) return;
+    if (apply(elementMatches, node, [OVERLAY_SELECTOR]) && overlay(node)) return;
+    const inside = apply(querySelectorAll, node, [OVERLAY_SELECTOR]);
+    for (let i = 0; i < apply(nodeCount, inside, []); i += 1) if (overlay(inside[i])) return;
+  };
+  new MutationObserver((records) => {
+    if (!running()) return;
+    for (let r = 0; r < records.length; r += 1) {
+      const nodes = apply(addedNodes, records[r], []);
+      for (let i = 0; i < apply(nodeCount, nodes, []); i += 1) overlays(nodes[i]);
+      overlays(apply(recordTarget, records[r], []));
+    }
+  }).observe(document, { childList: true, subtree: true, attributes: true,
+                         attributeFilter: ["style", "class", "hidden"] });
+
+  // The p5 side of the same routes, armed in run() once p5 has loaded.
+  const TEXT_GLYPHS = ["textToPaths", "textToPoints", "textToContours", "textToModel", "drawPaths"];
+  const wrapP5Routes = (p5) => {
+    const protos = (...names) => names.map((n) => p5[n] && p5[n].prototype).filter(Boolean);
+    // text() on graphics buffers and renderers (WebGL text draws no fillText).
+    for (const proto of protos("Graphics", "Renderer", "Renderer2D", "RendererGL")) {
+      if (Object.prototype.hasOwnProperty.call(proto, "text")) {
+        wrapMethod(proto, "text", () => { if (running()) violate("text_on_canvas", "text()"); });
+      }
+    }
+    // Font outlines: points or paths of glyphs, to be drawn with anything.
+    for (const proto of protos("Font")) {
+      for (const name of TEXT_GLYPHS) {
+        wrapMethod(proto, name, () => { if (running()) violate("text_on_canvas", `${name}()`); });
+      }
+    }
+    for (const name of TEXT_GLYPHS) {
+      wrapMethod(p5.prototype, name, () => { if (running()) violate("text_on_canvas", `${name}()`); });
+    }
+    // Pixels written one by one instead of painted.
+    // (Not p5.Image: p5 sets a pixel of its own empty texture; an image the
+    // sketch fills reaches the canvas through image(), which the ledger sees.)
+    for (const proto of [p5.prototype, ...protos("Graphics", "Framebuffer")]) {
+      for (const name of ["updatePixels", "set"]) {
+        if (!Object.prototype.hasOwnProperty.call(proto, name)) continue;
+        wrapMethod(proto, name, () => { if (outsideBrush()) violate("direct_pixels", `${name}()`); });
+      }
+    }
+    // filter() on a 2D canvas or buffer makes its WebGL context lazily (p5
+    // 2.2 FilterRenderer2D): p5's own.
+    for (const proto of [p5.prototype, ...protos("Graphics", "Image")]) {
+      const original = proto.filter;
+      if (typeof original !== "function") continue;
+      lock(proto, "filter", function (...args) {
+        makingGraphics += 1;
+        try { return apply(original, this, args); } finally { makingGraphics -= 1; }
+      });
+    }
+    // setAttributes() replaces the canvas and its context (p5 2.2
+    // _resetContext): the new ones are p5's, and the new main canvas is the
+    // one to read.
+    for (const proto of [p5.prototype, ...protos("Graphics")]) {
+      const original = proto.setAttributes;
+      if (typeof original !== "function") continue;
+      const main = proto === p5.prototype;
+      lock(proto, "setAttributes", function (...args) {
+        const before = [mainCanvas, mainContext, mainIsWebGL, mainIsWebGL2];
+        if (main) { creatingCanvas += 1; mainCanvas = null; } else makingGraphics += 1;
+        try {
+          return apply(original, this, args);
+        } finally {
+          if (main) {
+            creatingCanvas -= 1;
+            if (mainCanvas === null) {
+              mainCanvas = before[0];
+              mainContext = before[1];
+              mainIsWebGL = before[2];
+              mainIsWebGL2 = before[3];
+            }
+            state.webgl = mainCanvas !== null && mainIsWebGL;
+          } else makingGraphics -= 1;
+        }
+      });
+    }
+    // background() and clear(): a flat colour over the whole canvas, the
+    // one plain draw a painting needs (with an image it is an image).
+    for (const name of ["background", "clear"]) {
+      const original = p5.prototype[name];
+      if (typeof original !== "function") continue;
+      lock(p5.prototype, name, function (...args) {
+        const flat = !args.some((a) => a !== null && typeof a === "object" && !Array.isArray(a)
+                                       && !(a instanceof p5.Color));
+        if (flat) backgroundDepth += 1;
+        try {
+          return apply(original, this, args);
+        } finally {
+          if (flat) backgroundDepth -= 1;
+        }
+      });
+    }
+  };
+
   // APIs a painting has no use for. Each records its violation and throws, so
   // the sketch fails loudly instead of silently depending on the outside.
   // Armed in run(), after the (trusted) libraries have loaded.
@@ -301,6 +889,7 @@
   // (not from inside p5.brush); text() is its own violation.
   const wrapP5 = () => {
     const proto = window.p5.prototype;
+    wrapP5Routes(window.p5);
     const lock = (name, wrapper) => {
       defineProperty(proto, name, { value: wrapper, writable: false, configurable: false });
     };
@@ -328,6 +917,10 @@
         }
         if (name === "resizeCanvas") {
           try { return apply(original, this, [w, h, ...rest]); } finally { noteSize(this); }
+        }
+        if (name === "createGraphics") {
+          makingGraphics += 1;
+          try { return apply(original, this, [w, h, ...rest]); } finally { makingGraphics -= 1; }
         }
         if (name !== "createCanvas") return apply(original, this, [w, h, ...rest]);
         // A new canvas replaces the last: look for its context afresh.
@@ -360,13 +953,19 @@
         state.phase = "setup_done";
         // With draw(), p5 runs it once even after noLoop() in setup(), so
         // postdraw captures; finishing here would capture an empty canvas.
-        if (!state.hasDraw) finish();
+        if (!state.hasDraw) {
+          closeLedger();
+          finish();
+        }
       };
       lifecycles.postdraw = function () {
         state.frames += 1;
         state.width = this.width;
         state.height = this.height;
-        if (!this._loop || state.frames >= cfg.maxFrames) finish();
+        if (!this._loop || state.frames >= cfg.maxFrames) {
+          closeLedger();
+          finish();
+        }
       };
     });
   };
@@ -401,11 +1000,21 @@
     if (state.phase !== "loaded") throw new Error("paintrl sandbox: page already used");
     cfg.seed = seed;
     seedRandom(seed);
+    seedClock(seed);
     wrapBrush();
     // Before wrapP5() adds ours (whose postdraw may finish()); no sketch code
     // has run yet, so the list is the libraries' own.
     const hooks = window.p5.lifecycleHooks;
     frameEnds = hooks && Array.isArray(hooks.postdraw) ? hooks.postdraw.slice() : [];
+    // The libraries' own hooks paint as p5.brush (its end-of-frame blend lays
+    // the frame's strokes on the canvas): the paint ledger credits them so.
+    for (const name of hooks ? Object.keys(hooks) : []) {
+      if (!Array.isArray(hooks[name])) continue;
+      hooks[name] = hooks[name].map((hook) => function (...args) {
+        brushDepth += 1;
+        try { return apply(hook, this, args); } finally { brushDepth -= 1; }
+      });
+    }
     wrapP5();
     arm();
     state.phase = "running";

@@ -18,7 +18,13 @@ class PageRun:
     # (its drawMs the time until the deadline) and png are what it had so far.
     # False with timed_out where the page could not be read after the deadline.
     stopped_at_deadline: bool = False
+    # From the sandbox: this attempt's page crashed, which the pool retries
+    # and never judges on its own. From the pool: its verdict that the sketch
+    # crashed its page or browser on two browsers that then rendered a
+    # known-good sketch (pool.py says why that is the sketch's doing), with
+    # crash_evidence saying so.
     crashed: bool = False
+    crash_evidence: str = ""
     elapsed_ms: int = 0
     # Set when the browser failed (not the sketch): no verdict can be given.
     unavailable: str | None = None

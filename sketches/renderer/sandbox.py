@@ -21,6 +21,7 @@ import time
 from playwright.async_api import Browser, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
 
+from . import os_sandbox
 from .config import RendererConfig
 from .page_run import PageRun
 from .page_server import PageServer
@@ -70,7 +71,13 @@ RETERMINATE_S = 0.25
 
 
 class BrowserUnavailable(Exception):
-    """The browser, not the sketch, failed; the render may be retried."""
+    """The browser failed; the render may be retried. `sketch_ran`: it failed
+    while the sketch's code ran (the pool weighs that as evidence against
+    the sketch), not before."""
+
+    def __init__(self, message: str, *, sketch_ran: bool = False) -> None:
+        super().__init__(message)
+        self.sketch_ran = sketch_ran
 
 
 def chromium_args(config: RendererConfig, server: PageServer) -> list[str]:
@@ -195,6 +202,11 @@ class BrowserSandbox:
     def alive(self) -> bool:
         return self._browser is not None and self._browser.is_connected()
 
+    @property
+    def ready(self) -> bool:
+        """A render would start now: the browser runs and a fresh tab waits."""
+        return self.alive and any(t.loaded and not t.spent for t in self._tabs)
+
     async def prepare(self) -> None:
         """Make sure a browser runs, every tab has a fresh document loaded or
         loading, and return once one is ready."""
@@ -224,8 +236,9 @@ class BrowserSandbox:
 
     async def _launch(self) -> None:
         await self.kill()
-        self._browser = await self._playwright.chromium.launch(
-            executable_path=self._config.chromium_path,
+        # With Chromium's own sandbox on, as an unprivileged user if we are root.
+        self._browser = await os_sandbox.launch(
+            self._playwright.chromium, self._config,
             args=chromium_args(self._config, self._server),
             headless=True,
         )
@@ -250,7 +263,8 @@ class BrowserSandbox:
                 log.warning("browser %s did not close cleanly; abandoning it", self.name)
 
     async def render(self, code: str, seed: int) -> PageRun:
-        tab = next((t for t in self._tabs if t.loaded), None)
+        # Not a tab whose renderer died while it waited: no sketch's doing.
+        tab = next((t for t in self._tabs if t.loaded and not t.spent), None)
         if tab is None or not self.alive:
             raise BrowserUnavailable(f"browser {self.name} is not ready")
         page, watch = tab.page, tab.watch
@@ -264,6 +278,10 @@ class BrowserSandbox:
         try:
             async with asyncio.timeout(self._config.deadline_s):
                 await self._clear_storage(tab)
+                # The page that renders is the one shown: a background tab
+                # gets no animation frames, so a sketch that draws over 12
+                # frames ran to the deadline at frame 10 every other render.
+                await page.bring_to_front()
                 ran_at = time.monotonic()
                 snapshot = await self._run(page, watch, code, seed)
                 if snapshot.get("width", 0) > 0 and not (watch.crashed or watch.left_page):
@@ -282,7 +300,8 @@ class BrowserSandbox:
                     snapshot["drawMs"] = draw_ms
         except PlaywrightError as exc:
             if not self.alive:
-                raise BrowserUnavailable(f"browser {self.name} failed: {exc}") from exc
+                raise BrowserUnavailable(f"browser {self.name} failed: {exc}",
+                                         sketch_ran=ran_at is not None) from exc
             if not (watch.crashed or watch.left_page):
                 watch.errors.append(f"renderer: {str(exc).splitlines()[0]}")
         if timed_out or watch.left_page:

@@ -9,8 +9,14 @@ at once or send many requests in parallel:
   (training.rubrics.CRITERIA), returned divided by 10.
 
 Every answer is from 0 to 1, or None where the backend could not answer
-(an outage, a timeout, a reply that would not parse, a question it cannot
-answer). A backend records why in `notices`, which the replay shows.
+(an outage, a timeout, a reply that would not parse). A backend records why
+in `notices`, which the replay shows.
+
+A question a backend can NEVER answer is another matter: every rollout's
+total would be None, so it is a configuration problem, found before any
+scoring. Subclasses list the questions they answer in `questions`, and
+override `cannot_answer` where they answer a question only in part (the
+local reward model rates every criterion but adherence).
 """
 from __future__ import annotations
 
@@ -18,6 +24,12 @@ import hashlib
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
+
+from ..rubrics import ABSOLUTE, PAIRWISE, PREFERENCE, SignalSpec
+
+PREFERENCE_Q, COMPARE_Q, RATE_Q = "preference", "compare", "rate"
+# The question each judged signal kind asks (the other kinds need no judge).
+QUESTION_OF = {PREFERENCE: PREFERENCE_Q, PAIRWISE: COMPARE_Q, ABSOLUTE: RATE_Q}
 
 
 class JudgeUnavailable(RuntimeError):
@@ -53,6 +65,8 @@ class JudgeBackend:
     key = "none"
     # Whether answers are worth caching in the database (slow or paid backends).
     cacheable = False
+    # The questions (PREFERENCE_Q, COMPARE_Q, RATE_Q) this backend answers.
+    questions: frozenset[str] = frozenset()
 
     def __init__(self):
         self.notices: list[str] = []
@@ -61,17 +75,31 @@ class JudgeBackend:
         if text not in self.notices:
             self.notices.append(text)
 
+    def cannot_answer(self, spec: SignalSpec) -> str | None:
+        """Why this backend can never answer the question `spec` asks, with
+        the way out where the backend knows it; None when it can (a single
+        answer may still fail on the day) or when `spec` needs no judge."""
+        question = QUESTION_OF.get(spec.kind)
+        if question is None or question in self.questions:
+            return None
+        return self._no_answer(question, spec.params.get("criterion", ""))
+
+    def _no_answer(self, question: str, criterion: str = "") -> str:
+        return {PREFERENCE_Q: f"{self.key} gives no preference score",
+                COMPARE_Q: f"{self.key} does not compare pictures",
+                RATE_Q: f"{self.key} does not rate pictures on {criterion}"}[question]
+
     def preference(self, pictures: Sequence[Picture],
                    prompts: Sequence[str]) -> list[float | None]:
-        self.notice(f"{self.key} gives no preference score")
+        self.notice(self._no_answer(PREFERENCE_Q))
         return [None] * len(pictures)
 
     def compare(self, pairs: Sequence[tuple[Picture, Picture]],
                 prompts: Sequence[str]) -> list[float | None]:
-        self.notice(f"{self.key} does not compare pictures")
+        self.notice(self._no_answer(COMPARE_Q))
         return [None] * len(pairs)
 
     def rate(self, pictures: Sequence[Picture], prompts: Sequence[str],
              criterion: str) -> list[float | None]:
-        self.notice(f"{self.key} does not rate pictures on {criterion}")
+        self.notice(self._no_answer(RATE_Q, criterion))
         return [None] * len(pictures)

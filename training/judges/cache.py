@@ -14,8 +14,12 @@ class CachedJudge(JudgeBackend):
         super().__init__()
         self.inner = inner
         self.key = inner.key
+        self.questions = inner.questions
         self.notices = inner.notices  # one list: the inner judge's notices show
         self.hits = self.misses = 0
+
+    def cannot_answer(self, spec):
+        return self.inner.cannot_answer(spec)
 
     def preference(self, pictures, prompts):
         return self._ask("preference", [(p.sha256, "") for p in pictures], prompts,

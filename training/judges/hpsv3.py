@@ -6,7 +6,8 @@ HPSv3 gives each picture a score (the mu of its (mu, sigma) output), not a
 probability, so
 - preference = sigmoid((score - CENTRE) / SCALE);
 - compare(a, b) = sigmoid(score_a - score_b), both scored in one batch;
-- rate: HPSv3 has no criteria: the base class answers None and says so.
+- rate: HPSv3 has no criteria: it never rates (`cannot_answer` says so
+  before a launch or a replay asks it).
 Where HPSv3 is not configured the local reward model stands in (with a
 notice), so the default rubric keeps a preference signal.
 """
@@ -19,7 +20,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Sequence
 
-from .base import JudgeBackend, JudgeUnavailable, Picture
+from .base import COMPARE_Q, PREFERENCE_Q, RATE_Q, JudgeBackend, JudgeUnavailable, Picture
 from .local import _sigmoid  # the same logistic as the local judge's
 
 # HPSv3's score scale, from its own README and demo (MizzenAI/HPSv3): the mean
@@ -37,6 +38,7 @@ MAX_RESPONSE_BYTES = 1_000_000
 
 class HPSv3Judge(JudgeBackend):
     cacheable = True
+    questions = frozenset({PREFERENCE_Q, COMPARE_Q})
 
     def __init__(self, url: str, timeout_s: float = 60.0, batch_size: int = 16):
         super().__init__()
@@ -95,6 +97,13 @@ class HPSv3Judge(JudgeBackend):
             reason = f"malformed reply ({error})"
         self.notice(f"{self.key}: the HPSv3 service did not answer: {reason}")
         return [None] * len(batch)
+
+    def _no_answer(self, question, criterion=""):
+        if question == RATE_Q:
+            return (f"{self.key} gives one score per picture and has no criteria, so it "
+                    f"cannot rate {criterion}: choose a vision judge (OpenAI-compatible) "
+                    "as the judge")
+        return super()._no_answer(question, criterion)
 
 
 def hpsv3_or_fallback(judge) -> JudgeBackend:

@@ -9,7 +9,9 @@ configure. Its score is a Bradley-Terry strength, so
   every criterion gets the preference score (and a notice says so). Four
   absolute criteria answered by it correlate perfectly: the replay lab
   flags them as one signal counted several times, which is the point of
-  comparing rubric v1 with v2. Adherence to the prompt it cannot judge: None.
+  comparing rubric v1 with v2. Adherence to the prompt it never sees, so
+  it can never judge it (`cannot_answer`): a launch or a replay that asks it
+  is refused, or drops adherence openly.
 """
 from __future__ import annotations
 
@@ -18,15 +20,19 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from .base import JudgeBackend, JudgeUnavailable, Picture
+from ..rubrics import ABSOLUTE
+from .base import COMPARE_Q, PREFERENCE_Q, RATE_Q, JudgeBackend, JudgeUnavailable, Picture
 
 # Scores remembered per process by picture hash: pool references recur in
 # every batch. 20,000 floats is nothing.
 MEMO_SIZE = 20_000
+NO_ADHERENCE = ("the local reward model never sees the prompt, so it cannot judge adherence "
+                "to it: choose a vision judge (OpenAI-compatible) as the judge")
 
 
 class LocalRewardModelJudge(JudgeBackend):
     cacheable = False
+    questions = frozenset({PREFERENCE_Q, COMPARE_Q, RATE_Q})
 
     def __init__(self, reward_model=None):
         super().__init__()
@@ -74,10 +80,14 @@ class LocalRewardModelJudge(JudgeBackend):
         flat = self.scores([p for pair in pairs for p in pair])
         return [_sigmoid(flat[2 * i] - flat[2 * i + 1]) for i in range(len(pairs))]
 
+    def cannot_answer(self, spec):
+        if spec.kind == ABSOLUTE and spec.params.get("criterion") == "adherence":
+            return NO_ADHERENCE
+        return super().cannot_answer(spec)
+
     def rate(self, pictures, prompts, criterion):
         if criterion == "adherence":
-            self.notice("the local reward model cannot judge adherence to the prompt "
-                        "(it never sees the prompt): adherence is None; use a vision judge")
+            self.notice(f"{NO_ADHERENCE}; adherence is None")
             return [None] * len(pictures)
         self.notice("the local reward model has one opinion of a picture: every absolute "
                     "criterion gets its preference score")

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from email.utils import parsedate_to_datetime
 
 from ..rubrics import CRITERIA
-from .base import JudgeBackend, JudgeUnavailable, Picture
+from .base import COMPARE_Q, PREFERENCE_Q, RATE_Q, JudgeBackend, JudgeUnavailable, Picture
 
 # Part of the cache key: change it when the questions change, so cached
 # verdicts to the old wording are not reused.
@@ -103,6 +103,7 @@ def api_key_env_problem(name: str) -> str | None:
 
 class OpenAICompatibleJudge(JudgeBackend):
     cacheable = True
+    questions = frozenset({PREFERENCE_Q, COMPARE_Q, RATE_Q})  # any criterion: it reads the prompt
 
     def __init__(self, *, base_url: str, model: str, api_key: str | None = None,
                  max_concurrency: int = 4, timeout_s: float = 60.0, retries: int = 2):

@@ -25,6 +25,11 @@ class ReplayForm(forms.Form):
     judge = forms.ModelChoiceField(Judge.objects.all(),
                                    help_text="Answers pairwise and absolute questions.")
     scorer = forms.ModelChoiceField(Judge.objects.all(), label="Preference scorer")
+    drop_unanswerable = forms.BooleanField(
+        required=False, label="Drop signals the judges cannot answer",
+        help_text="Otherwise a rubric asking the judges a question they can never answer "
+                  "(adherence of the local reward model) is refused. Dropped signals are "
+                  "shown with their weight.")
     run = forms.ModelChoiceField(TrainingRun.objects.all(), required=False,
                                  label="A training run's rollouts",
                                  help_text="Its rollouts in their GRPO groups (a step's prompt); "

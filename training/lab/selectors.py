@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..charts import bars_svg, heatmap_svg, histogram_svg
 from ..models import Judge, Replay
-from ..rubrics import rubric_total, signal_specs
+from ..rubrics import rubric_total
+from .services import entry_specs
 
 RECENT = 20
 EXTREMES = 6
@@ -56,9 +57,11 @@ def findings(d: dict) -> list[str]:
         share = s.get("effective_share")
         weights = (f"weight {s['weight_share']:.0%}, effective share "
                    f"{'n/a' if share is None else format(share, '.0%')}")
+        # A weighted signal's None leaves the render with no total (training.rubrics).
+        costs = ": none of them has a total" if s["weight_share"] else ""
         if s["n"] == 0:
             out.append(f"{s['name']} could not be computed for any of the {s['missing']} "
-                       f"renders (None, not 0): it adds nothing ({weights}).")
+                       f"renders (None, not 0){costs or ': it adds nothing'} ({weights}).")
             continue
         if "dead" in s["flags"]:
             out.append(f"{s['name']} is dead: the same value for every render ({weights}).")
@@ -71,7 +74,8 @@ def findings(d: dict) -> list[str]:
                        f"from it ({weights}).")
         if s["missing"]:
             out.append(f"{s['name']} could not be computed for {s['missing']} of "
-                       f"{s['missing'] + s['n']} renders (None, not 0).")
+                       f"{s['missing'] + s['n']} renders (None, not 0)"
+                       f"{': they have no total' if costs else ''}.")
     zero_groups = d["advantages"].get("zero_groups")
     if zero_groups:
         out.append(f"{zero_groups:.0%} of groups have identical totals: zero advantage, "
@@ -104,7 +108,7 @@ def replay_extremes(replay: Replay) -> list[tuple[str, list[dict]]]:
     [(heading, rows)], empty until the replay is done."""
     if not replay.rubric_signals or replay.status != Replay.Status.DONE:
         return []
-    specs = signal_specs(replay.rubric_signals[0]["signals"])
+    specs = entry_specs(replay.rubric_signals[0])
     rows = []
     for item in replay.items.select_related("render__sketch"):
         if item.render is None or not item.values or item.values.get("deleted"):

@@ -4,7 +4,13 @@ run it on a worker in batches, cancel it.
 A run is resumable and idempotent: items are scored in batches and each
 batch's values are saved before the next begins, so a redelivered task
 scores only what is left. Diagnostics are computed from the stored values
-at the end, for each rubric."""
+at the end, for each rubric.
+
+A signal the chosen judges can never answer (training.signals.signal_problem)
+would leave every render with no total: such a replay is refused, with the
+reason and the way out, unless the person chose to drop those signals; then
+each rubric's entry in `rubric_signals` records what was dropped and why,
+and the result shows it."""
 from __future__ import annotations
 
 import logging
@@ -16,11 +22,16 @@ from django.utils import timezone
 from sketches.models import Render
 
 from ..diagnostics import rubric_diagnostics
-from ..judges import JudgeUnavailable, judge_backend
 from ..models import Judge, Replay, ReplayItem, Rubric
 from ..presets import LOCAL_JUDGE
-from ..rubrics import signal_specs
-from ..signals import SignalContext, rollout_from_render, signals_compute
+from ..rubrics import RubricError, rubric_specs, signal_specs, specs_kept
+from ..signals import (
+    rollout_from_render,
+    signal_context_for,
+    signals_compute,
+    signals_unanswerable,
+    unanswerable_text,
+)
 from .selection import ReplaySelection, renders_select
 
 logger = logging.getLogger(__name__)
@@ -28,6 +39,8 @@ Status = Replay.Status
 
 # Renders scored together: one judge batch, one database write, one cancel check.
 BATCH = 64
+# Where the lab's form offers the choice to drop signals (in a refusal's way out).
+HOW_TO_DROP = 'tick "Drop signals the judges cannot answer"'
 
 
 class ReplayError(ValueError):
@@ -37,9 +50,12 @@ class ReplayError(ValueError):
 def replay_create(*, rubric: Rubric, selection: ReplaySelection,
                   compare_rubric: Rubric | None = None, snapshot=None,
                   judge: Judge | None = None, scorer: Judge | None = None,
-                  name: str = "", created_by=None, queue: bool = True) -> Replay:
+                  drop_unanswerable: bool = False, name: str = "", created_by=None,
+                  queue: bool = True) -> Replay:
     """A queued replay of `rubric` (and `compare_rubric`) on the renders
-    `selection` chooses; queued on the train queue after commit."""
+    `selection` chooses; queued on the train queue after commit. Signals the
+    judges can never answer refuse it, or with `drop_unanswerable` are
+    dropped openly (module docstring)."""
     rubrics = [rubric] + ([compare_rubric] if compare_rubric else [])
     for each in rubrics:
         signal_specs(each.signals)  # RubricError says what is wrong with it
@@ -50,13 +66,14 @@ def replay_create(*, rubric: Rubric, selection: ReplaySelection,
     judge, scorer = judge or default_judge, scorer or default_judge
     if judge is None or scorer is None:
         raise ReplayError("choose a judge and a scorer (the local judge preset is missing)")
+    entries = replay_rubrics(rubrics, judge=judge, scorer=scorer, snapshot=snapshot,
+                             drop_unanswerable=drop_unanswerable)
     with transaction.atomic():
         replay = Replay.objects.create(
             name=name, rubric=rubric, compare_rubric=compare_rubric, snapshot=snapshot,
             judge=judge, scorer=scorer, selection=selection.as_dict(),
             group_by=selection.group_by, seed=selection.seed, created_by=created_by,
-            rubric_signals=[{"label": str(each), "rubric_id": each.pk,
-                             "signals": each.signals} for each in rubrics],
+            rubric_signals=entries,
             progress={"stage": "queued", "done": 0, "total": len(chosen)})
         ReplayItem.objects.bulk_create(
             ReplayItem(replay=replay, render_id=pk, group=label[:300]) for pk, label in chosen)
@@ -65,6 +82,27 @@ def replay_create(*, rubric: Rubric, selection: ReplaySelection,
 
             transaction.on_commit(lambda: replay_task.delay(replay.pk))
     return replay
+
+
+def replay_rubrics(rubrics: list[Rubric], *, judge: Judge, scorer: Judge, snapshot,
+                   drop_unanswerable: bool) -> list[dict]:
+    """Each rubric as the replay scores it, {label, rubric_id, signals,
+    dropped}; ReplayError where a signal can never be answered and dropping
+    was not chosen, or where dropping would leave nothing to reward."""
+    context = signal_context_for(judge=judge, scorer=scorer, snapshot=snapshot)
+    entries = []
+    for each in rubrics:
+        specs = signal_specs(each.signals)
+        found = signals_unanswerable(specs, context)
+        if found and not drop_unanswerable:
+            raise ReplayError(f"rubric {each}: {unanswerable_text(found, how_to_drop=HOW_TO_DROP)}")
+        try:
+            specs_kept(specs, found)
+        except RubricError as error:
+            raise ReplayError(f"rubric {each}: {error}") from error
+        entries.append({"label": str(each), "rubric_id": each.pk, "signals": each.signals,
+                        "dropped": found})
+    return entries
 
 
 def replay_cancel(*, replay: Replay) -> str:
@@ -98,11 +136,10 @@ def replay_run(*, replay_id: int, on_progress=None) -> Replay:
 
 
 def _score(replay: Replay, on_progress) -> None:
-    specs = [spec for rubric in replay.rubric_signals for spec in signal_specs(rubric["signals"])]
-    notices: list[str] = []
-    context = SignalContext(judge=_backend(replay.judge, notices),
-                            scorer=_backend(replay.scorer, notices),
-                            snapshot=replay.snapshot, seed=replay.seed, notices=notices)
+    specs = [spec for entry in replay.rubric_signals for spec in entry_specs(entry)]
+    context = signal_context_for(judge=replay.judge, scorer=replay.scorer,
+                                 snapshot=replay.snapshot, seed=replay.seed)
+    notices = context.notices
     total = replay.items.count()
     pending = list(replay.items.filter(values={}).values_list("pk", flat=True))
     done = total - len(pending)
@@ -132,12 +169,9 @@ def _score(replay: Replay, on_progress) -> None:
             results=replay_results(replay))
 
 
-def _backend(judge: Judge, notices: list[str]):
-    try:
-        return judge_backend(judge)
-    except JudgeUnavailable as unavailable:
-        notices.append(f"judge {judge.name}: {unavailable}")
-        return None
+def entry_specs(entry: dict):
+    """What one of a replay's rubrics scores: its signals without those dropped."""
+    return rubric_specs(entry["signals"], entry.get("dropped") or ())
 
 
 def replay_results(replay: Replay) -> dict:
@@ -145,10 +179,9 @@ def replay_results(replay: Replay) -> dict:
     rows = [(item.values, item.group) for item in replay.items.only("values", "group")
             if item.values and not item.values.get("deleted")]
     values, groups = [v for v, _ in rows], [g for _, g in rows]
-    return {"rubrics": [{"label": rubric["label"],
-                         "diagnostics": rubric_diagnostics(signal_specs(rubric["signals"]),
-                                                           values, groups)}
-                        for rubric in replay.rubric_signals]}
+    return {"rubrics": [{"label": entry["label"],
+                         "diagnostics": rubric_diagnostics(entry_specs(entry), values, groups)}
+                        for entry in replay.rubric_signals]}
 
 
 def _finish(replay: Replay, status: str, notices: list[str], progress: dict,

@@ -25,6 +25,7 @@ def lab(request):
             replay = replay_create(rubric=data["rubric"], compare_rubric=data["compare_rubric"],
                                    snapshot=data["snapshot"], judge=data["judge"],
                                    scorer=data["scorer"], selection=form.selection(),
+                                   drop_unanswerable=data["drop_unanswerable"],
                                    name=data["name"], created_by=request.user)
         except (ReplayError, RubricError) as error:
             form.add_error(None, str(error))

@@ -22,10 +22,9 @@ from pathlib import Path
 
 from trl import GRPOConfig, GRPOTrainer
 
-from ..judges import JudgeUnavailable, judge_backend
 from ..models import Judge
-from ..rubrics import signal_specs
-from ..signals import SignalContext
+from ..rubrics import rubric_specs
+from ..signals import SignalContext, signal_context_for
 from . import conf
 from .callbacks import Lease, RunCallback, StepBook
 from .rewards import RubricReward
@@ -148,16 +147,9 @@ def lora_config(grpo: dict):
 def signal_context(config: dict, snapshot, notices: list[str]) -> SignalContext:
     """The judges a run scores with; a judge that cannot answer at all is None,
     and its signals are None (with a notice), never 0."""
-    backends = {}
-    for role in ("judge", "scorer"):
-        judge = Judge.objects.get(pk=config[role]["id"])
-        try:
-            backends[role] = judge_backend(judge)
-        except JudgeUnavailable as unavailable:
-            notices.append(f"{role} {judge.name}: {unavailable}")
-            backends[role] = None
-    return SignalContext(judge=backends["judge"], scorer=backends["scorer"], snapshot=snapshot,
-                         seed=config["grpo"]["seed"], notices=notices)
+    judges = {role: Judge.objects.get(pk=config[role]["id"]) for role in ("judge", "scorer")}
+    return signal_context_for(judge=judges["judge"], scorer=judges["scorer"], snapshot=snapshot,
+                              seed=config["grpo"]["seed"], notices=notices)
 
 
 def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None) -> Engine:
@@ -181,7 +173,8 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
     book = StepBook(notices=[])
     context = signal_context(config, run.snapshot, book.notices)
     reward = RubricReward(
-        run_id=run.pk, specs=signal_specs(config["rubric"]["signals"]), context=context,
+        run_id=run.pk, specs=rubric_specs(config["rubric"]["signals"], run.dropped_signals),
+        context=context,
         num_generations=grpo["num_generations"], scale_rewards=grpo["scale_rewards"],
         seed=grpo["seed"], pool=pool, lease=lease, book=book)
     callback = RunCallback(lease=lease, book=book, max_steps=grpo["max_steps"],

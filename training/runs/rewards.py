@@ -5,9 +5,11 @@ rows, so every rollout joins the grading queue as origin "rollout").
 TRL (1.16) hands the function the whole generation batch, the generations of
 one prompt contiguous (RepeatSampler yields each prompt num_generations times
 in a row), so rollout i belongs to group i // num_generations. A completion
-with no total (its render unavailable, or no signal answered) returns None:
-TRL turns None into NaN, leaves it out of its group's mean and std and gives
-it advantage 0. Nothing here turns None into 0.
+with no total (any weighted signal missing: its render unavailable, a judge
+that did not answer it; training.rubrics.rubric_total) returns None: TRL
+turns None into NaN, leaves it out of its group's mean and std and gives it
+advantage 0. Nothing here turns None into 0, or into a total of the signals
+that did answer. Each step counts its rollouts with no total (no_total).
 """
 from __future__ import annotations
 
@@ -33,14 +35,22 @@ from .callbacks import Lease, StepBook
 
 logger = logging.getLogger(__name__)
 
-# Render seeds: the run's seed, then room for this many rollouts per step, so
-# a rollout's picture is reproducible from (seed, step, position) alone.
+# Render seeds: the run's seed, then room for this many groups per step, so a
+# rollout's picture is reproducible from (seed, step, group) alone.
 SEEDS_PER_STEP = 10_000
 SEED_RANGE = 2**31  # Render.seed is a 32-bit integer on PostgreSQL
 
 
-def render_seed(run_seed: int, step: int, position: int) -> int:
-    return (run_seed + step * SEEDS_PER_STEP + position) % SEED_RANGE
+def render_seed(run_seed: int, step: int, group: int) -> int:
+    """One seed for every rollout of a group (a new one each step): the spread
+    GRPO learns from inside a group is then the code's, not the seed's luck."""
+    return (run_seed + step * SEEDS_PER_STEP + group) % SEED_RANGE
+
+
+def group_key(run_id: int, step: int, group: int) -> str:
+    """What the group's rollouts share in the draw of pairwise references
+    (training.signals.Rollout.group): the same references for each of them."""
+    return f"run:{run_id}:{step}:group:{group}"
 
 
 def completion_text(completion) -> str:
@@ -72,7 +82,7 @@ class RubricReward:
         groups = [i // self.num_generations for i in range(len(texts))]
         _check_groups(subjects, groups)
         tokens = [len(ids) for ids in completion_ids]
-        seeds = [render_seed(self.seed, step, i) for i in range(len(texts))]
+        seeds = [render_seed(self.seed, step, group) for group in groups]
         self.lease.beat()
 
         started = time.perf_counter()
@@ -82,9 +92,10 @@ class RubricReward:
 
         started = time.perf_counter()
         rollouts = [rollout_from_outcome(key=f"run:{self.run_id}:{step}:{i}", prompt=subject,
-                                         text=text, outcome=outcome, tokens=count)
-                    for i, (subject, text, outcome, count)
-                    in enumerate(zip(subjects, texts, outcomes, tokens, strict=True))]
+                                         text=text, outcome=outcome, tokens=count,
+                                         group=group_key(self.run_id, step, group))
+                    for i, (subject, text, outcome, count, group)
+                    in enumerate(zip(subjects, texts, outcomes, tokens, groups, strict=True))]
         values = signals_compute(self.specs, rollouts, self.context)
         totals = [rubric_total(row, self.specs) for row in values]
         for text in self.context.notices:
@@ -145,7 +156,8 @@ def step_summary(specs: Sequence[SignalSpec], outcomes: Sequence[RenderOutcome],
                  values: Sequence[dict], totals: Sequence[float | None], groups: Sequence[int],
                  tokens: Sequence[int]) -> dict:
     """TrainingStep fields from one batch. Shares of the gate and of unknown
-    methods count rollouts the browser could judge (not unavailable ones)."""
+    methods count rollouts the browser could judge (not unavailable ones);
+    no_total counts the rollouts left out of their group."""
     present = [t for t in totals if t is not None]
     signals = {}
     for spec in specs:
@@ -156,6 +168,7 @@ def step_summary(specs: Sequence[SignalSpec], outcomes: Sequence[RenderOutcome],
     return {
         **{f"reward_{key}": value for key, value in _mean_std(present).items()},
         "zero_spread_groups": zero_spread_share(totals, groups),
+        "no_total": sum(total is None for total in totals),
         "signals": signals,
         "completion_tokens": {"mean": statistics.fmean(tokens), "min": min(tokens),
                               "max": max(tokens)} if tokens else {},

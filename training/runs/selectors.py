@@ -20,12 +20,14 @@ from ..policy import builtin_policy_dir
 from ..policy.build import POLICY_RECORD, policy_exists
 from ..policy.build_status import build_status
 from ..presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
-from ..rubrics import RubricError, SignalSpec, signal_specs
+from ..rubrics import RubricError, SignalSpec, rubric_specs
+from .watch import run_watch
 
 RECENT = 30
 DEFAULT_RUBRIC = "v2"  # the article's second rubric: it kept climbing where v1 stalled
 TABLE_STEPS = 10  # the step table shows this many of the latest steps
 TIMES = ("generate", "render", "judge", "update")
+NO_TOTAL_LINE = "no total (share)"  # beside the reward: how much of the batch its mean left out
 METRICS = ("loss", "kl", "entropy")
 
 
@@ -100,11 +102,12 @@ def duration_text(seconds: float | None) -> str:
 
 
 def run_specs(run: TrainingRun) -> list[SignalSpec]:
-    """The rubric the run was launched with (copied at launch), else its rubric as it is now."""
+    """What the run's totals are made of: the rubric it was launched with (copied at launch,
+    else its rubric as it is now) without the signals dropped at launch."""
     launched = (run.launched_config or {}).get("rubric")
     if isinstance(launched, dict) and launched.get("signals"):
-        return signal_specs(launched["signals"])
-    return signal_specs(run.rubric.signals)
+        return rubric_specs(launched["signals"], run.dropped_signals)
+    return rubric_specs(run.rubric.signals, run.dropped_signals)
 
 
 def run_system_prompt_text(run: TrainingRun) -> str:
@@ -162,9 +165,11 @@ def run_page(run: TrainingRun, *, step: str | None = None) -> dict:
     return {
         "state": run_progress(run, steps[-1].step if steps else None),
         "specs": specs,
-        "charts": run_charts(steps, specs),
+        "dropped": run.dropped_signals,
+        "charts": run_charts(steps, specs, batch=run.num_generations * run.prompts_per_step),
         "step_rows": steps[::-1][:TABLE_STEPS],
         "column": run_diagnostics(run, specs) if specs else None,
+        "watch": run_watch(run),
         "rubric_error": rubric_error,
         "gallery_steps": gallery_steps,
         "gallery_step": chosen,
@@ -185,9 +190,11 @@ def _chosen_step(asked: str | None, available: list[int]) -> int | None:
 
 # --- charts ----------------------------------------------------------------------------------
 
-def run_charts(steps: list[TrainingStep], specs: list[SignalSpec]) -> list[dict]:
-    """Per-step curves: the reward and each signal's mean, the gate and the hallucinated-API
-    rate, completion lengths, the time split, and the trainer's loss, KL and entropy."""
+def run_charts(steps: list[TrainingStep], specs: list[SignalSpec], *,
+               batch: int | None = None) -> list[dict]:
+    """Per-step curves: the reward and each signal's mean, beside them the share of the step's
+    `batch` rollouts with no total, the gate and the hallucinated-API rate, completion
+    lengths, the time split, and the trainer's loss, KL and entropy."""
     names = [spec.name for spec in specs]
     names += sorted({name for s in steps for name in s.signals} - set(names))
 
@@ -200,10 +207,16 @@ def run_charts(steps: list[TrainingStep], specs: list[SignalSpec]) -> list[dict]
     def signal_mean(name: str):
         return series(lambda s: (s.signals.get(name) or {}).get("mean"))
 
+    def no_total_share(step: TrainingStep) -> float | None:
+        return step.no_total / batch if step.no_total is not None and batch else None
+
     return [
-        {"caption": "Mean reward per step: the total and each signal",
+        {"caption": "Mean reward per step: the total and each signal, and the share of "
+                    "rollouts with no total (a weighted signal missing: left out of the "
+                    "mean and of their group)",
          "svg": per_step({"total": series(lambda s: s.reward_mean),
-                          **{name: signal_mean(name) for name in names}},
+                          **{name: signal_mean(name) for name in names},
+                          NO_TOTAL_LINE: series(no_total_share)},
                           y_label="mean", title="Reward per step")},
         {"caption": "Gate passed, unknown brush methods called (the hallucinated-API rate), "
                     "and groups with zero spread (no advantage), as shares of the step",

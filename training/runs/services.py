@@ -16,6 +16,15 @@ in the grading queue they would ask curators to grade pictures of a step
 the run's record no longer holds. A render a curator already graded (or
 pinned to the pool) is kept: human work is never thrown away.
 
+A rubric signal the run's judges can never answer (the local reward model
+asked about adherence, no active reward model, pairwise with no snapshot)
+would give every rollout no total: the launch refuses it with the reason
+and the way out, unless the run says to drop such signals; then the launch
+records each one dropped, with its weight and why (TrainingRun.
+dropped_signals), the run's totals are computed without them and its page
+shows them. The worker checks again before training: a judge that became
+unable since the launch fails the run, which may be resumed once it is fixed.
+
 Torch and TRL load only on the worker (run_execute imports the engine).
 """
 from __future__ import annotations
@@ -41,7 +50,8 @@ from ..models import Rollout, TrainingRun, TrainingStep
 from ..policy import policy_path
 from ..policy.build import policy_exists
 from ..policy.build_status import BUILDING, build_status
-from ..rubrics import PAIRWISE, RubricError, signal_specs
+from ..rubrics import RubricError, rubric_specs, signal_specs, specs_kept
+from ..signals import signal_context_for, signals_unanswerable, unanswerable_text
 from . import conf
 
 logger = logging.getLogger(__name__)
@@ -53,9 +63,11 @@ GRPO_FIELDS = ("num_generations", "prompts_per_step", "max_steps", "learning_rat
                "scale_rewards", "beta", "lora", "lora_rank", "seed", "device", "save_steps")
 # What a clone copies besides the GRPO settings.
 CHOICE_FIELDS = ("base_model", "prompt_set", "system_prompt", "rubric", "snapshot", "judge",
-                 "scorer")
+                 "scorer", "drop_unanswerable")
 RESUMABLE = (Status.FAILED, Status.CANCELLED)
 PACKAGES = ("trl", "transformers", "torch", "peft")
+# Where the admin offers the choice to drop signals (in a refusal's way out).
+HOW_TO_DROP = 'tick "drop signals the judges cannot answer" in the run\'s Reward settings'
 
 
 class RunError(ValueError):
@@ -75,9 +87,11 @@ def run_launch(*, run: TrainingRun, user=None) -> TrainingRun:
     if problems:
         raise RunError(f"{run} cannot be launched: " + "; ".join(problems))
     config = launched_config(run, user)
+    dropped = run_unanswerable(run, signal_specs(run.rubric.signals))
     with transaction.atomic():
         launched = TrainingRun.objects.filter(pk=run.pk, status=Status.DRAFT).update(
-            status=Status.QUEUED, launched_config=config, cancel_requested=False, error="",
+            status=Status.QUEUED, launched_config=config, dropped_signals=dropped,
+            cancel_requested=False, error="",
             checkpoint_step=0, progress={"stage": "queued", "step": 0,
                                          "max_steps": run.max_steps})
         if not launched:
@@ -98,9 +112,7 @@ def run_problems(run: TrainingRun) -> list[str]:
     except RubricError as error:
         problems.append(f"rubric {run.rubric}: {error}")
     else:
-        if run.snapshot is None and any(s.kind == PAIRWISE and s.weight for s in specs):
-            problems.append(f"rubric {run.rubric} compares against pool references: "
-                            "choose a pool snapshot")
+        problems.extend(_reward_problems(run, specs))
     prompts = run.prompt_set.prompts
     if not isinstance(prompts, list) or not prompts or not all(
             isinstance(p, str) and p.strip() for p in prompts):
@@ -108,6 +120,28 @@ def run_problems(run: TrainingRun) -> list[str]:
                         "non-empty prompts")
     problems.extend(_grpo_problems(run))
     return problems
+
+
+def run_unanswerable(run: TrainingRun, specs) -> list[dict]:
+    """The weighted signals of `specs` the run's judges and snapshot can never
+    answer, as dropped_signals records them ({name, kind, weight, reason})."""
+    context = signal_context_for(judge=run.judge, scorer=run.scorer, snapshot=run.snapshot)
+    return signals_unanswerable(specs, context)
+
+
+def _reward_problems(run: TrainingRun, specs) -> list[str]:
+    """Signals that can never be answered, unless the run drops them; and a
+    drop that would leave nothing to reward."""
+    found = run_unanswerable(run, specs)
+    if not found:
+        return []
+    if not run.drop_unanswerable:
+        return [f"rubric {run.rubric}: {unanswerable_text(found, how_to_drop=HOW_TO_DROP)}"]
+    try:
+        specs_kept(specs, found)
+    except RubricError as error:
+        return [f"rubric {run.rubric}: {error}"]
+    return []
 
 
 def _policy_missing(path) -> str:
@@ -298,6 +332,7 @@ def _train(run: TrainingRun, lease, resume: bool) -> None:
 
     from .engine import engine_build, final_policy_save, memory_release
 
+    _reward_recheck(run)
     checkpoint = _checkpoint_prepare(run, lease)
     start = run.checkpoint_step if checkpoint else 0
     extra = {"resumed_from": start} if resume else {}
@@ -318,6 +353,21 @@ def _train(run: TrainingRun, lease, resume: bool) -> None:
     finally:
         del engine
         memory_release()  # the worker lives on to take the next run
+
+
+def _reward_recheck(run: TrainingRun) -> None:
+    """The launch's check again, on the rubric and judges as launched: a
+    judge that can no longer answer (its reward model deactivated since)
+    would leave every rollout with no total, so the run fails and says why."""
+    from .engine import signal_context
+
+    config = run.launched_config
+    specs = rubric_specs(config["rubric"]["signals"], run.dropped_signals)
+    found = signals_unanswerable(specs, signal_context(config, run.snapshot, []))
+    if found:
+        how = 'clone the run, tick "drop signals the judges cannot answer" and launch the clone'
+        raise RunError(f"since the launch, {unanswerable_text(found, how_to_drop=how)}. "
+                       "Once the configuration is fixed, the run may be resumed")
 
 
 def _checkpoint_prepare(run: TrainingRun, lease):
