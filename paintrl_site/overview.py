@@ -8,6 +8,7 @@ from django.db.models import Count
 
 from pool.models import RewardModel
 from pool.reward.metrics import evidence_warning
+from pool.reward.services import reward_model_active
 from rating.models import Grade
 from rating.selectors import renders_gradable
 from sketches import selectors as sketch_selectors
@@ -84,5 +85,5 @@ class RewardModelState:
 def reward_model_state() -> RewardModelState:
     done = RewardModel.objects.filter(status=RewardModel.Status.DONE).only(
         "pk", "version", "active", "metrics")
-    return RewardModelState(active=done.filter(active=True).first(),
+    return RewardModelState(active=reward_model_active(),
                             newest_done=done.order_by("-version").first())

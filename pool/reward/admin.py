@@ -18,7 +18,7 @@ from pool.models import RewardModel
 from . import services
 from .config import KINDS, TrainConfig
 from .data import SOURCE_CHOICES
-from .metrics import evidence_warning
+from .metrics import evidence_warning, interval_text
 
 Status = RewardModel.Status
 LIVE = (Status.QUEUED, Status.RUNNING)
@@ -32,8 +32,8 @@ def _num(value, spec: str) -> str:
 
 def _interval(test: dict) -> str:
     """ "[lo-hi] " for a split whose record has the interval, else ""."""
-    interval = test.get("pairwise_accuracy_interval")
-    return "" if interval is None else f"[{interval[0]:.2f}-{interval[1]:.2f}] "
+    text = interval_text(test)
+    return f"[{text}] " if text else ""
 
 
 class TrainForm(forms.Form):

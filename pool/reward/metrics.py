@@ -64,6 +64,13 @@ def accuracy_interval(scores: np.ndarray, grades: np.ndarray, *, seed: int = 0,
     return [float(np.quantile(values, tail)), float(np.quantile(values, 1 - tail))]
 
 
+def interval_text(test: dict) -> str:
+    """A split's accuracy interval as "0.77-0.87", or "" where its record has
+    none (older models)."""
+    interval = test.get("pairwise_accuracy_interval")
+    return "" if interval is None else f"{interval[0]:.2f}-{interval[1]:.2f}"
+
+
 def evidence_warning(test: dict | None) -> str | None:
     """Why a held-out split's accuracy cannot be relied on, or None: too few
     renders or pairs, an interval wider than MAX_INTERVAL_WIDTH, or one that reaches
@@ -75,7 +82,7 @@ def evidence_warning(test: dict | None) -> str | None:
     interval = test.get("pairwise_accuracy_interval")
     sample = f"{pairs} held-out pairs of {renders} renders"
     if interval is not None:
-        sample += f", 95 % interval {interval[0]:.2f}-{interval[1]:.2f}"
+        sample += f", 95 % interval {interval_text(test)}"
     if renders < MIN_RENDERS or pairs < MIN_PAIRS:
         return (f"too little to measure: {sample} (at least {MIN_RENDERS} renders and "
                 f"{MIN_PAIRS} pairs are needed)")

@@ -8,7 +8,7 @@ from pool.models import RewardModel
 from pool.reward import services
 from pool.reward.config import KINDS, TrainConfig
 from pool.reward.data import SOURCE_CHOICES
-from pool.reward.metrics import evidence_warning
+from pool.reward.metrics import evidence_warning, interval_text
 from pool.reward.scoring import renders_score
 
 
@@ -77,11 +77,11 @@ class Command(BaseCommand):
         metrics, data = reward_model.metrics, reward_model.training_data
         kind = "SIMULATED" if metrics.get("simulated_grades") else "human"
         accuracy = metrics["heldout_pairwise_accuracy"]
-        interval = metrics["test"].get("pairwise_accuracy_interval")
+        interval = interval_text(metrics["test"])
         self.stdout.write(self.style.SUCCESS(
             f"Reward model v{reward_model.version} done: held-out pairwise accuracy "
             f"{'-' if accuracy is None else format(accuracy, '.3f')}"
-            f"{'' if interval is None else f' [{interval[0]:.2f}-{interval[1]:.2f}]'} "
+            f"{f' [{interval}]' if interval else ''} "
             f"on {metrics['test']['pairs']} pairs "
             f"({kind} grades, {data['renders']} renders); best epoch {metrics['best_epoch']} "
             f"of {metrics['epochs_run']} ({metrics['stopped_by']}), "
