@@ -8,7 +8,7 @@ from django.db.models import Count
 
 from pool.models import RewardModel
 from pool.reward.metrics import evidence_warning
-from pool.reward.services import reward_model_active
+from pool.reward.selectors import reward_model_active
 from rating.models import Grade
 from rating.selectors import renders_gradable
 from sketches import selectors as sketch_selectors

@@ -133,6 +133,9 @@ CELERY_TASK_ROUTES = {
     # Exact names win over patterns: an import needs no browser, so it runs
     # on the default queue rather than the render workers'.
     "sketches.tasks.import_job_task": {"queue": "default"},
+    # Storing the pool page's perceptual fingerprints is a few ms a render:
+    # behind a training job on the train queue it would wait for hours.
+    "pool.tasks.render_fingerprints_store_task": {"queue": "default"},
     "sketches.tasks.*": {"queue": "render"},
     "training.tasks.*": {"queue": "train"},
     # Reward-model training and scoring: CPU-bound jobs, one at a time on the train worker.
@@ -208,7 +211,7 @@ PAINTRL_GRADE_PREFETCH = env_int("PAINTRL_GRADE_PREFETCH", 5)
 # reward model yet) hides the option. The pool app provides one.
 # Empty disables it. The default orders by the active reward model's scores.
 PAINTRL_INFORMATIVE_ORDER = os.environ.get(
-    "PAINTRL_INFORMATIVE_ORDER", "pool.reward.services.informative_order") or None
+    "PAINTRL_INFORMATIVE_ORDER", "pool.reward.selectors.informative_order") or None
 
 # --- Reward model (pool/reward/conf.py reads these) ---------------------
 # A local folder with a transformers vision model (CLIP, SigLIP...): when set,
@@ -243,6 +246,17 @@ PAINTRL_RUN_KEEP_CHECKPOINTS = env_int("PAINTRL_RUN_KEEP_CHECKPOINTS", 2)
 PAINTRL_RUN_THREADS = env_int("PAINTRL_RUN_THREADS", 1)
 
 # --- Judges (training/judges/ reads these) ------------------------------
+# Judge and scorer backends: a Judge row's `backend` is a key here, and the
+# class is loaded from its dotted path (training/judges/registry.py). To add
+# one, write a training.judges.base.JudgeBackend subclass (its docstring says
+# what to implement) and add "key": "dotted.path.Class" here; the admin's
+# select lists it, no migration needed. Keys are stored on the rows (at most
+# 40 characters: `manage.py check` says so), so a key stays while rows use it.
+PAINTRL_JUDGE_BACKENDS = {
+    "local": "training.judges.local.LocalRewardModelJudge",
+    "openai": "training.judges.openai_compat.OpenAICompatibleJudge",
+    "hpsv3": "training.judges.hpsv3.HPSv3Judge",
+}
 # An OpenAI-compatible vision chat endpoint (vLLM, a hosted API) for judges
 # with backend "openai": base URL (up to /v1), model name, and the key from
 # the environment variable the Judge row names (PAINTRL_JUDGE_API_KEY by default).

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from jobs.models import Job
 from sketches.models import Render
 
 
@@ -156,35 +157,20 @@ class RenderFingerprint(models.Model):
         return f"Render {self.render_id}: {self.phash}"
 
 
-class RewardModel(models.Model):
+class RewardModel(Job):
     """A trained taste scorer: one version per training job, with its metrics
-    and the data it saw. One is active; it scores renders."""
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
+    and the data it saw. One is active; it scores renders. Its progress holds
+    the epoch, loss and held-out accuracy as training goes."""
 
     version = models.PositiveIntegerField(unique=True)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED,
-                              db_index=True)
-    cancel_requested = models.BooleanField(default=False)
     config = models.JSONField(default=dict, blank=True)
-    progress = models.JSONField(default=dict, blank=True,
-                                help_text="Epoch, loss and held-out accuracy as training goes.")
     metrics = models.JSONField(default=dict, blank=True)
     training_data = models.JSONField(default=dict, blank=True,
                                      help_text="Render ids per split, grade counts, a hash.")
     weights = models.FileField(upload_to="reward_models/", blank=True)
     active = models.BooleanField(default=False)
-    error = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="+")
-    created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-version"]

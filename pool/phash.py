@@ -21,12 +21,13 @@ ones, and 6 of the 9,316 distinct pairs: the same sketch at two sizes (3),
 two near-blank spoiled renders (2), two nearly identical lotuses (1).
 
 Fingerprints are stored (RenderFingerprint) keyed by the PNG they came from,
-so each image is decoded once."""
+so each image is decoded once: pool.selectors.render_fingerprints reads them
+(and computes, without storing, any that are missing), and
+pool.services.render_fingerprints_store stores them, from a task."""
 from __future__ import annotations
 
 import io
 import logging
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +36,6 @@ from PIL import Image
 from sketches.models import Render
 
 from . import conf
-from .models import RenderFingerprint
 
 logger = logging.getLogger(__name__)
 
@@ -159,34 +159,12 @@ def near_duplicate_pairs(fingerprints: dict[int, Fingerprint], *,
     return pairs
 
 
-def render_fingerprints(renders: Iterable[Render]) -> dict[int, Fingerprint]:
-    """Fingerprints of `renders` by id, from the stored ones where they are
-    current, else computed from the PNG and stored. Renders whose PNG is
-    missing or unreadable are left out (and logged): they cannot be compared."""
-    renders = [r for r in renders if r.png]
-    stored = {row.render_id: row for row in RenderFingerprint.objects.filter(
-        render__in=[r.pk for r in renders], version=FINGERPRINT_VERSION)}
-    found: dict[int, Fingerprint] = {}
-    fresh: list[RenderFingerprint] = []
-    for render in renders:
-        row = stored.get(render.pk)
-        if row is not None and row.png == render.png.name:
-            found[render.pk] = Fingerprint.from_hex(row.phash, row.layout)
-            continue
-        try:
-            with render.png.open("rb") as file:
-                fingerprint = fingerprint_bytes(file.read())
-        except (OSError, ValueError, Image.DecompressionBombError) as exc:
-            logger.warning("render %s: cannot fingerprint %s: %s", render.pk, render.png.name, exc)
-            continue
-        found[render.pk] = fingerprint
-        phash, layout = fingerprint.hex()
-        fresh.append(RenderFingerprint(render_id=render.pk, version=FINGERPRINT_VERSION,
-                                       png=render.png.name, phash=phash, layout=layout))
-    if fresh:
-        # Two page loads may compute the same fingerprint at once: the later write wins,
-        # and both wrote the same values.
-        RenderFingerprint.objects.bulk_create(
-            fresh, update_conflicts=True, unique_fields=["render"],
-            update_fields=["version", "png", "phash", "layout"])
-    return found
+def fingerprint_render(render: Render) -> Fingerprint | None:
+    """The fingerprint of `render`'s PNG, or None (logged) when the file is
+    missing or unreadable: such a render cannot be compared."""
+    try:
+        with render.png.open("rb") as file:
+            return fingerprint_bytes(file.read())
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        logger.warning("render %s: cannot fingerprint %s: %s", render.pk, render.png.name, exc)
+        return None

@@ -19,10 +19,9 @@ A staff pin overrides the grades: pinned in, a render joins the pin's tier
 whatever its grades (even none); pinned out, it is left out. Only renders
 that passed the gate and have a PNG can be members.
 
-Whose grades count: people's (graded in the app or imported) whenever any
-exist; only while none do, the simulated curator's, so the demo and CI have
-a pool. The two are never mixed, and a pool (and a snapshot) that rests on
-simulated grades says so."""
+Whose grades count is rating.sources' rule: people's whenever any exist,
+else the simulated curator's, never both; a pool (and a snapshot) that rests
+on simulated grades says so."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,14 +30,13 @@ from django.db.models import Count, Q
 
 from rating.models import Grade
 from rating.selectors import renders_gradable
+from rating.sources import grade_sources
 from sketches.models import Render
 
 from .models import PoolPin, PoolRule, Tier
 from .subjects import subject_of_sketch
 
-HUMAN_SOURCES = (Grade.Source.APP, Grade.Source.IMPORT)
-
-DEFAULT_RULE_NOTE = "The default rule, created when the pool was first used."
+DEFAULT_RULE_NOTE = "The default rule, saved when a snapshot first named it."
 
 
 @dataclass(frozen=True)
@@ -74,24 +72,13 @@ def render_strength(render: Render, loves: int) -> tuple:
     return (loves, score is not None, score or 0.0, render.created, render.pk)
 
 
-def grades_simulated() -> bool:
-    """Whether membership rests on the simulated curator's grades: true only
-    while no person has graded anything (module docstring)."""
-    return not Grade.objects.filter(source__in=HUMAN_SOURCES).exists()
-
-
-def grade_sources_counted() -> list[str]:
-    """The Grade.source values membership counts now."""
-    return [Grade.Source.SIMULATED] if grades_simulated() else list(HUMAN_SOURCES)
-
-
 def pool_rule_current() -> PoolRule:
-    """The rule in force: the newest PoolRule, created with the model's
-    defaults the first time the pool is used."""
+    """The rule in force: the newest PoolRule or, before staff have saved one,
+    the model's defaults, unsaved (pk None). Reading saves nothing:
+    pool.services.pool_rule_default_save stores it where a write needs to
+    name it."""
     rule = PoolRule.objects.order_by("-created", "-pk").first()
-    if rule is None:
-        rule = PoolRule.objects.create(note=DEFAULT_RULE_NOTE)
-    return rule
+    return rule if rule is not None else PoolRule(note=DEFAULT_RULE_NOTE)
 
 
 def tier_resolve(tally: GradeTally, rule: PoolRule) -> str | None:
@@ -111,7 +98,7 @@ def pool_entries(rule: PoolRule | None = None) -> list[PoolEntry]:
     pins applied, by render id. One query for the renders with their grade
     counts and pins; the sketches' code is not loaded (it can be long)."""
     rule = rule or pool_rule_current()
-    sources = grade_sources_counted()
+    sources = grade_sources()
 
     def counted(value: str) -> Count:
         return Count("grades", filter=Q(grades__value=value, grades__source__in=sources))

@@ -1,27 +1,25 @@
 """Reads for the curation page and the snapshot pages: the pool by subject,
 counts per subject and tier, the balance across subjects, thin subjects,
-near-duplicate pairs, pins and snapshots."""
+near-duplicate pairs, pins and snapshots. Reads only: a fingerprint missing
+from the store is computed here and left for the caller to have stored
+(pool.services.render_fingerprints_queue)."""
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Count, Exists, OuterRef, QuerySet
 
 from rating.models import Grade
 from rating.selectors import renders_gradable
-from sketches.models import Sketch
+from rating.sources import grade_sources, grades_simulated
+from sketches.models import Render, Sketch
 
-from .models import PoolMember, PoolPin, PoolRule, PoolSnapshot, Tier
-from .phash import near_duplicate_pairs, render_fingerprints
-from .rules import (
-    PoolEntry,
-    grades_simulated,
-    pool_entries,
-    pool_rule_current,
-    render_strength,
-)
+from .models import PoolMember, PoolPin, PoolRule, PoolSnapshot, RenderFingerprint, Tier
+from .phash import FINGERPRINT_VERSION, Fingerprint, fingerprint_render, near_duplicate_pairs
+from .rules import PoolEntry, pool_entries, pool_rule_current, render_strength
 from .subjects import OTHER, subject_of_sketch, subjects_known
 
 
@@ -60,6 +58,9 @@ class PoolOverview:
     evenness: float | None
     duplicates: list[DuplicatePair]
     simulated: bool  # membership rests on the simulated curator's grades
+    # Members whose fingerprint was computed for this read, not found stored:
+    # the view has them stored (pool.services.render_fingerprints_queue).
+    fingerprints_unstored: tuple[int, ...]
 
     @property
     def thin(self) -> list[SubjectCount]:
@@ -91,12 +92,14 @@ def pool_overview(*, rule: PoolRule | None = None) -> PoolOverview:
                 for s, (love, okay) in tallies.items()]
     by_subject = [(s, sorted(grouped[s], key=_grid_order)) for s in names if grouped[s]]
     love = sum(e.tier == Tier.LOVE for e in entries)
+    fingerprints = render_fingerprints(entry.render for entry in entries)
     return PoolOverview(
         rule=rule, entries=entries, by_subject=by_subject, subjects=subjects,
         love=love, okay=len(entries) - love,
         evenness=_evenness([c.love for c in subjects]),
-        duplicates=duplicate_pairs(entries),
-        simulated=grades_simulated() and bool(entries))
+        duplicates=duplicate_pairs(entries, fingerprints.by_render),
+        simulated=grades_simulated() and bool(entries),
+        fingerprints_unstored=fingerprints.unstored)
 
 
 def _grid_order(entry: PoolEntry) -> tuple:
@@ -115,17 +118,48 @@ def _evenness(counts: list[int]) -> float | None:
 
 
 def subjects_graded() -> set[str]:
-    """The subjects of renders that have at least one grade."""
-    graded = renders_gradable().filter(Exists(Grade.objects.filter(render=OuterRef("pk"))))
+    """The subjects of renders that have at least one grade of those that
+    count (rating.sources): a subject only the simulated curator graded is not
+    expected in a pool that people's grades decide."""
+    counted = Grade.objects.filter(render=OuterRef("pk"), source__in=grade_sources())
+    graded = renders_gradable().filter(Exists(counted))
     sketches = Sketch.objects.filter(renders__in=graded).only("prompt", "meta", "origin")
     return {subject_of_sketch(sketch) for sketch in sketches.distinct()}
 
 
-def duplicate_pairs(entries: list[PoolEntry]) -> list[DuplicatePair]:
-    """Near-duplicate pairs among `entries`, closest first, each with its weaker
-    member named (pool.rules.render_strength)."""
+@dataclass(frozen=True)
+class RenderFingerprints:
+    by_render: dict[int, Fingerprint]
+    unstored: tuple[int, ...]  # ids in by_render computed from the PNG, not read from the store
+
+
+def render_fingerprints(renders: Iterable[Render]) -> RenderFingerprints:
+    """Fingerprints of `renders` by id: the stored ones where they are current
+    (same PNG, same FINGERPRINT_VERSION), else computed from the PNG and not
+    stored. Renders whose PNG is missing or unreadable are left out (and
+    logged): they cannot be compared."""
+    renders = [r for r in renders if r.png]
+    stored = {row.render_id: row for row in RenderFingerprint.objects.filter(
+        render__in=[r.pk for r in renders], version=FINGERPRINT_VERSION)}
+    found: dict[int, Fingerprint] = {}
+    unstored = []
+    for render in renders:
+        row = stored.get(render.pk)
+        if row is not None and row.png == render.png.name:
+            found[render.pk] = Fingerprint.from_hex(row.phash, row.layout)
+            continue
+        fingerprint = fingerprint_render(render)
+        if fingerprint is not None:
+            found[render.pk] = fingerprint
+            unstored.append(render.pk)
+    return RenderFingerprints(by_render=found, unstored=tuple(unstored))
+
+
+def duplicate_pairs(entries: list[PoolEntry],
+                    fingerprints: dict[int, Fingerprint]) -> list[DuplicatePair]:
+    """Near-duplicate pairs among `entries` (by their `fingerprints`), closest
+    first, each with its weaker member named (pool.rules.render_strength)."""
     by_id = {entry.render.pk: entry for entry in entries}
-    fingerprints = render_fingerprints(entry.render for entry in entries)
     pairs = []
     for pair in near_duplicate_pairs(fingerprints):
         a, b = by_id[pair.a], by_id[pair.b]

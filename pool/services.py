@@ -1,25 +1,28 @@
-"""Writes for the pool: pins, rule versions, snapshots, and dropping the
-weaker of two near-duplicates. Views, the admin and commands call these."""
+"""Writes for the pool: pins, rule versions, snapshots, dropping the weaker
+of two near-duplicates, and storing the renders' fingerprints. Views, the
+admin, commands and tasks call these."""
 from __future__ import annotations
 
+import logging
 from collections import Counter
+from collections.abc import Iterable, Sequence
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Count
+from kombu.exceptions import OperationalError
 
 from rating.models import Grade
 from rating.selectors import renders_gradable
+from rating.sources import grade_sources, grades_simulated
 from sketches.models import Render
 
-from .models import PoolMember, PoolPin, PoolRule, PoolSnapshot, Tier
-from .rules import (
-    grade_sources_counted,
-    grades_simulated,
-    pool_entries,
-    pool_rule_current,
-    render_strength,
-)
+from .models import PoolMember, PoolPin, PoolRule, PoolSnapshot, RenderFingerprint, Tier
+from .phash import FINGERPRINT_VERSION, Fingerprint
+from .rules import pool_entries, pool_rule_current, render_strength
+from .selectors import render_fingerprints
+
+logger = logging.getLogger(__name__)
 
 
 class PoolError(ValueError):
@@ -69,6 +72,16 @@ def pool_rule_edit(*, love_share: float, okay_tier: bool, min_grades: int,
     return rule
 
 
+def pool_rule_default_save() -> PoolRule:
+    """The rule in force, saved: before staff have saved a rule, the default
+    (pool.rules.pool_rule_current) is stored here, where a write needs to
+    name it (a snapshot records its rule's id)."""
+    rule = pool_rule_current()
+    if rule.pk is None:
+        rule.save()
+    return rule
+
+
 @transaction.atomic
 def snapshot_freeze(*, name: str, note: str = "", user=None) -> PoolSnapshot:
     """Freeze the pool as it is now into an immutable, named snapshot: each
@@ -84,7 +97,7 @@ def snapshot_freeze(*, name: str, note: str = "", user=None) -> PoolSnapshot:
     if PoolSnapshot.objects.filter(name=name).exists():
         raise PoolError(f"a snapshot named {name!r} exists already: snapshots never change, "
                         "so choose a new name")
-    rule = pool_rule_current()
+    rule = pool_rule_default_save()
     entries = pool_entries(rule)
     if not entries:
         raise PoolError("the pool is empty: there is nothing to freeze")
@@ -124,7 +137,7 @@ def duplicate_weaker(first: Render, second: Render) -> tuple[Render, Render]:
     """(weaker, stronger) of two renders: the weaker has fewer love grades,
     then (on a tie) the lower taste score (none counts lowest), then is older."""
     loves = dict(Grade.objects.filter(render__in=[first, second], value=Grade.Value.LOVE,
-                                      source__in=grade_sources_counted())
+                                      source__in=grade_sources())
                  .values("render").annotate(n=Count("pk")).values_list("render", "n"))
     weaker, stronger = sorted((first, second),
                               key=lambda r: render_strength(r, loves.get(r.pk, 0)))
@@ -140,3 +153,40 @@ def duplicate_drop_weaker(*, first: Render, second: Render, user=None) -> PoolPi
     weaker, stronger = duplicate_weaker(first, second)
     return pool_pin(render=weaker, action=PoolPin.Action.OUT,
                     reason=f"near duplicate of render {stronger.pk}", user=user)
+
+
+def render_fingerprints_store(*, renders: Iterable[Render]) -> dict[int, Fingerprint]:
+    """Store the fingerprints of `renders` that are missing or stale (pool.phash)
+    and return them all by render id; a render whose PNG cannot be read is
+    left out. Storing twice writes the same values, so a task delivered twice,
+    or two at once, is harmless."""
+    renders = {render.pk: render for render in renders}
+    read = render_fingerprints(renders.values())
+    fresh = []
+    for pk in read.unstored:
+        phash, layout = read.by_render[pk].hex()
+        fresh.append(RenderFingerprint(render_id=pk, version=FINGERPRINT_VERSION,
+                                       png=renders[pk].png.name, phash=phash, layout=layout))
+    if fresh:
+        RenderFingerprint.objects.bulk_create(
+            fresh, update_conflicts=True, unique_fields=["render"],
+            update_fields=["version", "png", "phash", "layout"])
+    return read.by_render
+
+
+def render_fingerprints_queue(*, render_ids: Sequence[int]) -> None:
+    """Have the train worker store these renders' fingerprints once the current
+    transaction commits (pool.tasks.render_fingerprints_store_task). For the
+    pool page, which computed them without storing: a broker that cannot be
+    reached is logged, not raised, since the page has what it needs."""
+    from .tasks import render_fingerprints_store_task
+
+    ids = sorted(render_ids)
+
+    def send() -> None:
+        try:
+            render_fingerprints_store_task.delay(ids)
+        except OperationalError as exc:
+            logger.warning("fingerprints of %d renders not queued: %s", len(ids), exc)
+
+    transaction.on_commit(send)

@@ -1,6 +1,7 @@
 """Celery tasks of the pool app: thin, take ids, call a service. Routed to
 the `train` queue (settings.CELERY_TASK_ROUTES), whose worker runs one
-CPU-bound task at a time."""
+CPU-bound task at a time; storing fingerprints, which is quick, goes to
+`default`."""
 from celery import shared_task
 
 
@@ -25,3 +26,14 @@ def score_renders_task(reward_model_id: int, render_ids: list[int] | None = None
         return 0
     renders = Render.objects.filter(pk__in=render_ids) if render_ids is not None else None
     return renders_score(reward_model=reward_model, renders=renders)
+
+
+@shared_task
+def render_fingerprints_store_task(render_ids: list[int]) -> int:
+    """Store the fingerprints the pool page computed without storing; returns
+    how many of these renders have one now."""
+    from pool.services import render_fingerprints_store
+    from sketches.models import Render
+
+    renders = Render.objects.filter(pk__in=render_ids).only("pk", "png")
+    return len(render_fingerprints_store(renders=renders))

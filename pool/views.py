@@ -39,10 +39,15 @@ def curate(request):
 
 def _curate_page(request, *, status: int = 200, error: str = "", forms: dict | None = None,
                  fragment: bool = False):
-    """The page, or only its #pool-body fragment (htmx swaps after a change)."""
+    """The page, or only its #pool-body fragment (htmx swaps after a change).
+    Fingerprints the overview had to compute go to a task to be stored: the
+    request itself writes nothing."""
     staff = request.user.is_staff
+    overview = selectors.pool_overview()
+    if overview.fingerprints_unstored:
+        services.render_fingerprints_queue(render_ids=overview.fingerprints_unstored)
     context = {
-        "overview": selectors.pool_overview(),
+        "overview": overview,
         "snapshots": selectors.snapshots_list(),
         "staff": staff,
         "error": error,

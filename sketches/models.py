@@ -4,6 +4,8 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from jobs.models import Job
+
 
 def code_hash(code: str) -> str:
     return hashlib.sha256(code.encode()).hexdigest()
@@ -113,18 +115,16 @@ def import_upload_path(job: "ImportJob", filename: str) -> str:
     return f"imports/{uuid.uuid4().hex}{suffix}"
 
 
-class ImportJob(models.Model):
+class ImportJob(Job):
     """An uploaded zip or JSONL file imported by a Celery task; the upload page
-    polls it for progress and shows its report."""
+    polls it for progress and shows its report. Its progress is counted in
+    done and total, with the live counts in `report` until the final report
+    replaces them; it offers no cancel, so it has none of Job's progress and
+    cancel_requested."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+    progress = None
+    cancel_requested = None
 
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED,
-                              db_index=True)
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                     on_delete=models.SET_NULL, related_name="import_jobs")
     original_filename = models.CharField(
@@ -134,17 +134,6 @@ class ImportJob(models.Model):
     done = models.PositiveIntegerField(default=0)
     report = models.JSONField(default=dict, blank=True,
                               help_text="ImportReport.to_dict(): counts and per-item results.")
-    error = models.TextField(blank=True, help_text="Why the input as a whole failed.")
-    created = models.DateTimeField(auto_now_add=True, db_index=True)
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created"]
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED)
 
     @property
     def percent(self) -> int:

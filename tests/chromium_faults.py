@@ -1,101 +1,108 @@
-"""A Chromium that dies as each render begins, for tests that need a real render to come
-back `unavailable` (the browser's failure, not the sketch's).
+"""Chromiums that fail on cue, for tests that need a real render to lose its browser or its
+page, with the moment of the fault seen from outside the renderer.
 
-`chromium_that_dies_on_render(folder)` writes an executable to use as the renderer's
-Chromium (PAINTRL_CHROMIUM_PATH). It starts the real Chromium and relays the DevTools pipe
-Playwright talks over (--remote-debugging-pipe: commands on fd 3, replies on fd 4), as
-tests/tcp_proxy.py relays PostgreSQL: the fault comes at a moment chosen by what the client
-sends, not by a timer. Launching and loading the sandbox page work as usual; the first
-`Storage.clearDataForOrigin` (which the sandbox sends only as a render starts) is never
-delivered: the browser and its children are killed, as an out-of-memory kill or a lost
-machine would. The pool retries on a relaunched browser, which dies the same way, so
+Each is an executable to use as the renderer's Chromium (RendererConfig.chromium_path,
+PAINTRL_CHROMIUM_PATH): tests/chromium_relay.py, which starts the real Chromium and relays
+the DevTools pipe Playwright talks over, as tests/tcp_proxy.py relays PostgreSQL: the fault
+comes at a moment chosen by what the client sends, not by a timer.
+
+`chromium_that_dies_on_render()`: launching and loading the sandbox page work as usual; the
+first `Storage.clearDataForOrigin` (which the sandbox sends only as a render starts) is
+never delivered: the browser and its children are killed, as an out-of-memory kill or a
+lost machine would. The pool retries on a relaunched browser, which dies the same way, so
 every render reports `unavailable`. Each kill appends the browser's pid to `kills`.
+
+`chromium_that_fails_mid_render(strike, after_s)`: renders work as usual until the test
+`arm()`s a strike; then the next sketch handed to a page (its `__paintrl.run` call) is
+struck `after_s` into that call, unless the call has returned by then: the relay sees the
+reply, so a strike lands only while the sketch runs and its render is in flight. `strike`:
+"browsers" kills every browser of the pool, "renderers" every page's renderer process (as
+the kernel's OOM killer would). `strikes()` says what happened. `kill_browsers()` and
+`kill_renderers()` kill from outside at once, whatever is running.
 
 The files live in a folder of their own that anyone may enter: a root worker runs
 Chromium as the sandbox user (sketches/renderer/os_sandbox.py), who cannot enter pytest's
 tmp_path."""
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+from tests import chromium_relay
 from tests.conftest import chromium_path
 
-RELAY = r'''
-import os, sys, threading
-import psutil
-
-CHROMIUM, TRIGGER, KILLS = {chromium!r}, {trigger!r}, {kills!r}
-
-commands_r, commands_w = os.pipe()
-replies_r, replies_w = os.pipe()
-pid = os.fork()
-if pid == 0:  # the real Chromium, on its own ends of the two pipes at fd 3 and 4
-    os.dup2(commands_r, 3)
-    os.dup2(replies_w, 4)
-    for fd in (commands_r, commands_w, replies_r, replies_w):
-        os.close(fd)
-    os.execv(CHROMIUM, [CHROMIUM, *sys.argv[1:]])
-os.close(commands_r)
-os.close(replies_w)
+WRAPPER = """#!{python}
+import sys
+sys.path.insert(0, {folder!r})
+from chromium_relay import Relay
+Relay({chromium!r}, {folder!r}, {mode!r}, {strike!r}, {after_s!r}).run()
+"""
 
 
-def kill_browser():
-    browser = psutil.Process(pid)
-    for process in [browser, *browser.children(recursive=True)]:
-        try:
-            process.kill()
-        except psutil.NoSuchProcess:
-            pass
-    with open(KILLS, "a") as out:
-        out.write(f"{{pid}}\n")
-    os._exit(137)
+@dataclass(frozen=True)
+class FaultyChromium:
+    path: Path    # the executable
+    folder: Path  # its files (tests/chromium_relay.py names them)
+
+    def arm(self) -> None:
+        """Strike the next sketch handed to a page."""
+        with open(self.folder / "armed", "r+") as armed:
+            fcntl.flock(armed, fcntl.LOCK_EX)
+            left = int(armed.read().strip() or 0)
+            armed.seek(0)
+            armed.truncate()
+            armed.write(str(left + 1))
+
+    def strikes(self) -> list[str]:
+        return (self.folder / "strikes").read_text().splitlines()
+
+    def browsers(self) -> list[int]:
+        """Every real Chromium started, relaunches included."""
+        return chromium_relay.browsers(str(self.folder))
+
+    def kill_browsers(self) -> int:
+        return chromium_relay.kill(self.browsers())
+
+    def kill_renderers(self) -> int:
+        return chromium_relay.kill(self.browsers(), renderers=True)
 
 
-def commands():
-    """Playwright -> Chromium, one NUL-terminated JSON message at a time."""
-    pending = b""
-    while chunk := os.read(3, 1 << 16):
-        pending += chunk
-        *messages, pending = pending.split(b"\0")
-        for message in messages:
-            if TRIGGER in message:
-                kill_browser()
-            os.write(commands_w, message + b"\0")
-    os.close(commands_w)  # Playwright closed the pipe: Chromium exits
-
-
-def replies():
-    """Chromium -> Playwright, as it comes."""
-    while chunk := os.read(replies_r, 1 << 16):
-        os.write(4, chunk)
-
-
-threading.Thread(target=commands, daemon=True).start()
-forward = threading.Thread(target=replies, daemon=True)
-forward.start()
-_, status = os.waitpid(pid, 0)
-forward.join(timeout=5)
-os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
-'''
+@contextmanager
+def _relay_chromium(mode: str, strike: str = "browser",
+                    after_s: float = 0.0) -> Iterator[FaultyChromium]:
+    with tempfile.TemporaryDirectory(prefix="paintrl-chromium-faults-") as name:
+        folder = Path(name)
+        os.chmod(folder, 0o755)
+        shutil.copy(chromium_relay.__file__, folder / "chromium_relay.py")
+        os.chmod(folder / "chromium_relay.py", 0o644)
+        for shared in ("browsers", "kills", "armed", "strikes"):
+            (folder / shared).touch()
+            os.chmod(folder / shared, 0o666)
+        wrapper = folder / f"chromium-{mode}"
+        wrapper.write_text(WRAPPER.format(python=sys.executable, folder=str(folder),
+                                          chromium=chromium_path(), mode=mode, strike=strike,
+                                          after_s=after_s))
+        wrapper.chmod(0o755)
+        yield FaultyChromium(wrapper, folder)
 
 
 @contextmanager
 def chromium_that_dies_on_render() -> Iterator[tuple[Path, Path]]:
     """(the executable, the file listing each browser killed), removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix="paintrl-chromium-faults-") as name:
-        folder = Path(name)
-        os.chmod(folder, 0o755)
-        kills = folder / "kills"
-        kills.touch()
-        os.chmod(kills, 0o666)
-        wrapper = folder / "chromium-dies-on-render"
-        wrapper.write_text(f"#!{sys.executable}\n" + RELAY.format(
-            chromium=chromium_path(), trigger=b'"Storage.clearDataForOrigin"',
-            kills=str(kills)))
-        wrapper.chmod(0o755)
-        yield wrapper, kills
+    with _relay_chromium("start") as chromium:
+        yield chromium.path, chromium.folder / "kills"
+
+
+@contextmanager
+def chromium_that_fails_mid_render(strike: str, after_s: float = 0.0,
+                                   ) -> Iterator[FaultyChromium]:
+    """A Chromium whose armed strikes land while a sketch runs; removed afterwards."""
+    with _relay_chromium("armed", strike, after_s) as chromium:
+        yield chromium

@@ -28,6 +28,13 @@ from django.contrib.sessions.models import Session
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.http import (
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseForbidden,
+    HttpResponseNotAllowed,
+    HttpResponseRedirect,
+)
 from django.test import Client, RequestFactory
 from django.urls import URLResolver, get_resolver, resolve, reverse
 from django.utils import timezone
@@ -84,6 +91,8 @@ STAFF_ERRORS = {
 }
 UNSAFE_METHODS = ("post", "put", "patch", "delete")
 CSRF_REFUSED = b"CSRF verification failed"
+# What a view says of an empty form it was posted (HTML or JSON): it ran.
+FORM_ERROR = b"This field is required"
 LOGIN = reverse("login")
 ADMIN_LOGIN = reverse("admin:login")
 
@@ -285,9 +294,14 @@ def refused(response) -> bool:
 
 
 def let_in(response) -> bool:
-    """Served: a page, a redirect onwards (not to a login), or a form's 400."""
-    return response.status_code in (200, 302, 400, 405) and not to_login(response) \
-        and not sends_to(response, f"{ADMIN_LOGIN}?next=")
+    """Served: a page, a redirect onwards (not to a login), or the view's own 400
+    naming what the empty form lacks. A 405 ran no view, and a 400 without a form
+    error (Django's bad-request page) shows none ran either: neither is served."""
+    if to_login(response) or sends_to(response, f"{ADMIN_LOGIN}?next="):
+        return False
+    if response.status_code == 400:
+        return FORM_ERROR in body(response)
+    return response.status_code in (200, 302)
 
 
 @pytest.fixture
@@ -313,6 +327,15 @@ class TestTheSweepCoversEveryRoute:
         assert len(ROUTES) >= 150
         for route in ROUTES:
             world.url(route)  # every parameter fillable, every URL back to its route
+
+    def test_only_a_page_a_redirect_onwards_or_a_forms_400_counts_as_served(self):
+        assert let_in(HttpResponse("page")) and let_in(HttpResponseRedirect("/pool/"))
+        assert let_in(HttpResponseBadRequest(b'{"fields": {"op": ["This field is required."]}}'))
+        assert not let_in(HttpResponseNotAllowed(["POST"]))
+        assert not let_in(HttpResponseBadRequest(b"<h1>Bad Request (400)</h1>"))
+        assert not let_in(HttpResponseForbidden())
+        assert not let_in(HttpResponseRedirect(f"{LOGIN}?next=/pool/"))
+        assert refused(HttpResponseForbidden()) and not refused(HttpResponseNotAllowed(["GET"]))
 
     def test_no_route_serves_media_root(self, settings):
         """MEDIA_ROOT holds uploads, checkpoints and weights: no route serves it raw."""

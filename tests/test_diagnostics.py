@@ -255,7 +255,7 @@ class TestAdvantages:
     def test_group_scaling_matches_trl_formula_in_torch(self):
         """TRL's GRPOTrainer (sum_then_normalize): nanmean and Bessel-corrected nanstd per
         group of num_generations, (r - mean) / (std + 1e-4), NaN advantages turned to 0."""
-        torch = pytest.importorskip("torch")
+        import torch
         generations = 4
         rng = np.random.default_rng(4)
         totals = rng.uniform(0, 1, 40)
@@ -321,9 +321,15 @@ class TestJsonSafe:
 
     def test_full_report_is_json_safe_in_every_mode(self):
         values, labels = v1_batch(seed=5, groups=6, size=4)
+        advantages = {}
         for mode in ("group", "batch", "none"):
-            json.dumps(rubric_diagnostics(V1, values, labels, scale_rewards=mode),
-                       allow_nan=False)
+            report = rubric_diagnostics(V1, values, labels, scale_rewards=mode)
+            # Strict JSON (no NaN or infinity) that reads back as the very report.
+            assert json.loads(json.dumps(report, allow_nan=False)) == report
+            assert report["rollouts"] == 24 and report["total"]["n"] == 24
+            advantages[mode] = report["advantages"]["values"]
+            assert None not in advantages[mode]
+        assert advantages["group"] != advantages["batch"] != advantages["none"]
 
     def test_all_none_rollouts_have_no_total_and_no_advantage(self):
         report = rubric_diagnostics(V1, [{} for _ in range(3)], ["a"] * 3)

@@ -184,7 +184,11 @@ class TestEditorAccess:
     def test_staff_may_edit(self, client, parent):
         client.force_login(get_user_model().objects.create_user("boss", password="x-pass-123",
                                                                 is_staff=True))
-        assert client.get(edit_url(parent[0])).status_code == 200
+        response = client.get(edit_url(parent[0]))
+        assert response.status_code == 200
+        # The editor itself: the sketch's code in the form, the preview set up.
+        assert response.context["form"]["code"].value() == LINES
+        assert b'id="preview-config"' in response.content
 
     def test_anonymous_visitors_go_to_the_login_page(self, client, parent):
         response = client.get(edit_url(parent[0]))

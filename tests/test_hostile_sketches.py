@@ -10,17 +10,17 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
 from sketches import gate
+from sketches.renderer import RenderPool
 from sketches.renderer.sandbox import STOP_GRACE_S
 from sketches.rendering import render_text
-from tests.conftest import SKETCHES_DIR, TEST_DEADLINE_S, read_sketch
+from tests.conftest import SKETCHES_DIR, TEST_DEADLINE_S, make_config, read_sketch
 
 HOSTILE_DIR = SKETCHES_DIR / "hostile"
 EXPECT = re.compile(r"expect:\s*([\w, ]+)")
@@ -244,7 +244,9 @@ KNOWN_UNFLAGGED_ESCAPES: dict[str, tuple[str, bool]] = {}
 
 class CountingServer:
     """An HTTP server on a free loopback port that records every path asked for,
-    and every connection, HTTP or not (a TURN client speaks its own protocol)."""
+    and every connection, HTTP or not (a TURN client speaks its own protocol).
+    It handles one connection at a time, in the order they reached it, so its
+    `barrier()` answered means every connection that came before was handled."""
 
     def __init__(self) -> None:
         self.paths: list[str] = []
@@ -252,6 +254,8 @@ class CountingServer:
         hits, connections = self.paths, self.connections
 
         class Handler(BaseHTTPRequestHandler):
+            timeout = 2  # a connection that never sends a request is dropped after this
+
             def setup(self) -> None:
                 connections.append(self.client_address)
                 super().setup()
@@ -269,10 +273,17 @@ class CountingServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = HTTPServer(("127.0.0.1", 0), Handler)
         self.origin = f"http://127.0.0.1:{self._server.server_address[1]}"
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def barrier(self) -> None:
+        """Return once every connection that reached the server before this call
+        has been handled; the barrier's own request is not recorded."""
+        with urllib.request.urlopen(self.origin + "/barrier", timeout=60) as response:
+            assert response.read() == b"ok"
+        assert self.paths.pop() == "/barrier"
+        self.connections.pop()
 
     def close(self) -> None:
         self._server.shutdown()
@@ -280,9 +291,10 @@ class CountingServer:
 
 
 @pytest.fixture(scope="module")
-def escape_results(render_pool):
-    """Every escape attempt rendered once against one counting server:
-    (outcome per attempt, paths the server saw from the browser)."""
+def escape_results():
+    """Every escape attempt rendered once, in browsers of its own, against one
+    counting server: (outcome per attempt, paths and connections the server saw
+    from the browsers)."""
     server = CountingServer()
     try:
         # The counter works: a request from this process arrives.
@@ -292,12 +304,15 @@ def escape_results(render_pool):
         server.paths.clear()
         server.connections.clear()
         outcomes = {}
-        for name, attempt in ESCAPES.items():
-            url = f"{server.origin}/{name}"
-            host = server.origin.removeprefix("http://")
-            code = ESCAPE_SKETCH.format(attempt=attempt.format(url=url, host=host))
-            outcomes[name] = render_text(render_pool, code, seed=0)
-        time.sleep(0.5)  # a late request (a navigation, a beacon) would arrive by now
+        with RenderPool(make_config(browsers=2)) as pool:
+            for name, attempt in ESCAPES.items():
+                url = f"{server.origin}/{name}"
+                host = server.origin.removeprefix("http://")
+                code = ESCAPE_SKETCH.format(attempt=attempt.format(url=url, host=host))
+                outcomes[name] = render_text(pool, code, seed=0)
+        # The browsers have exited, so nothing more can be sent; a late request (a
+        # navigation, a beacon) that reached the server is handled before the barrier.
+        server.barrier()
         return outcomes, list(server.paths), list(server.connections)
     finally:
         server.close()

@@ -154,7 +154,7 @@ class TestHPSv3Judge:
 
 
 def hpsv3_row(**fields) -> Judge:
-    return Judge.objects.create(name="hpsv3", backend=Judge.Backend.HPSV3, **fields)
+    return Judge.objects.create(name="hpsv3", backend="hpsv3", **fields)
 
 
 @pytest.mark.django_db

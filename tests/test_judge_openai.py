@@ -26,7 +26,7 @@ PROMPT = "a peach-pink hibiscus in watercolour"
 
 
 def judge_row(server: FakeVisionServer | None = None, **fields) -> Judge:
-    values = {"name": "vision", "backend": Judge.Backend.OPENAI, "model": "fake-vlm",
+    values = {"name": "vision", "backend": "openai", "model": "fake-vlm",
               "base_url": server.url if server else "", "api_key_env": "",
               "max_concurrency": 4, "timeout_s": 2.0, "retries": 2, **fields}
     return Judge.objects.create(**values)

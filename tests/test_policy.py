@@ -19,6 +19,7 @@ from training.policy.build import (
     logits_scale,
     model_build,
     policy_bootstrap,
+    policy_record,
     tokenizer_train,
 )
 from training.policy.corpus import (
@@ -155,6 +156,10 @@ class TestSavedPolicy:
         [completion] = completions_sample(model, tokenizer, ["a red poppy in watercolour"],
                                           system=SYSTEM_PROMPT, max_new_tokens=24)
         assert 0 < completion.tokens <= 24 and completion.text
+        # Cut off at the budget unless it ended itself; the same seed, the same reply.
+        assert completion.finished or completion.tokens == 24
+        assert completions_sample(model, tokenizer, ["a red poppy in watercolour"],
+                                  system=SYSTEM_PROMPT, max_new_tokens=24) == [completion]
 
     def test_records_what_it_learnt_from(self, test_policy):  # noqa: F811
         record = json.loads((test_policy / POLICY_RECORD).read_text())
@@ -162,6 +167,12 @@ class TestSavedPolicy:
         assert record["corpus"]["examples"] > 0
         assert record["training"]["final_loss"] < record["training"]["first_loss"]
         assert not list(test_policy.parent.glob(".*partial*"))
+        assert policy_record(test_policy) == record
+
+    def test_a_missing_or_unreadable_record_reads_as_empty(self, tmp_path):
+        assert policy_record(tmp_path) == {}  # a checkpoint built elsewhere has none
+        (tmp_path / POLICY_RECORD).write_text("{cut short")
+        assert policy_record(tmp_path) == {}
 
 
 class TestCommand:
@@ -171,8 +182,16 @@ class TestCommand:
         out = tmp_path / "policy"
         call_command("bootstrap_policy", out=str(out), **self.ARGS)
         record = json.loads((out / POLICY_RECORD).read_text())
-        assert record["evaluation"]["samples"] == 2
-        assert 0 <= record["evaluation"]["static_pass"] <= 1
+        evaluation = record["evaluation"]
+        assert evaluation["samples"] == 2
+        assert 0 <= evaluation["static_pass"] <= 1
+        # The pass share is the static gate's verdict on the very replies sampled
+        # (both among the examples kept): recomputed here from their text.
+        passed = [code is not None and not static_violations(code)
+                  for code in map(extract_code, evaluation["examples"])]
+        assert len(passed) == 2
+        assert [not sample["static"] for sample in evaluation["per_sample"]] == passed
+        assert evaluation["static_pass"] == sum(passed) / 2
         with pytest.raises(CommandError, match="already exists"):
             call_command("bootstrap_policy", out=str(out), **self.ARGS)
         call_command("bootstrap_policy", out=str(out), force=True, seed=1, **self.ARGS)

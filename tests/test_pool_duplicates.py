@@ -1,6 +1,6 @@
 """Near-duplicates: the perceptual fingerprint flags slightly altered copies
-and not different pictures, is stored once per PNG, and "drop the weaker"
-pins out the right render."""
+and not different pictures, is stored once per PNG (by a task, never by the
+page's read), and "drop the weaker" pins out the right render."""
 from __future__ import annotations
 
 import io
@@ -8,6 +8,7 @@ import io
 import numpy as np
 import pytest
 from django.core.files.base import ContentFile
+from django.urls import reverse
 from PIL import Image, ImageEnhance, ImageFilter
 
 from pool.models import PoolPin, RenderFingerprint
@@ -17,10 +18,15 @@ from pool.phash import (
     hamming,
     layout_distance,
     near_duplicate_pairs,
-    render_fingerprints,
 )
-from pool.selectors import pool_overview
-from pool.services import PoolError, duplicate_drop_weaker, duplicate_weaker
+from pool.selectors import pool_overview, render_fingerprints
+from pool.services import (
+    PoolError,
+    duplicate_drop_weaker,
+    duplicate_weaker,
+    render_fingerprints_store,
+)
+from pool.tasks import render_fingerprints_store_task
 from sketches.models import Render
 from tests.pool_data import grades_give, pattern_image, png_of, pool_renders_create
 
@@ -90,22 +96,72 @@ class TestStoredFingerprints:
 
     def test_each_png_is_decoded_once(self):
         renders = pool_renders_create(3)
-        first = render_fingerprints(renders)
+        first = render_fingerprints_store(renders=renders)
         assert RenderFingerprint.objects.count() == 3
         for render in renders:  # the stored rows answer now, not the files
             render.png.storage.delete(render.png.name)
-        assert render_fingerprints(renders) == first
+        read = render_fingerprints(renders)
+        assert read.by_render == first and read.unstored == ()
 
     def test_a_new_png_is_fingerprinted_again(self):
         (render,) = pool_renders_create(1)
-        before = render_fingerprints([render])[render.pk]
+        before = render_fingerprints_store(renders=[render])[render.pk]
         render.png.save("render.png", ContentFile(png_of(pattern_image(99))), save=True)
-        assert render_fingerprints([render])[render.pk] != before
+        assert render_fingerprints([render]).unstored == (render.pk,)  # the stored one is stale
+        assert render_fingerprints_store(renders=[render])[render.pk] != before
+        assert RenderFingerprint.objects.get(render=render).png == render.png.name
 
     def test_a_missing_png_is_left_out(self):
         (render,) = pool_renders_create(1)
         render.png.storage.delete(render.png.name)
-        assert render_fingerprints([render]) == {}
+        assert render_fingerprints_store(renders=[render]) == {}
+        assert render_fingerprints([render]).by_render == {}
+        assert not RenderFingerprint.objects.exists()
+
+
+@pytest.mark.django_db
+class TestTheReadWritesNothing:
+    """The pool page's read computes a missing fingerprint without storing it;
+    the page has a task store it after the request."""
+
+    @pytest.fixture(autouse=True)
+    def media(self, settings, tmp_path):
+        settings.MEDIA_ROOT = tmp_path
+
+    @pytest.fixture
+    def eager(self, monkeypatch):
+        from paintrl_site.celery import app
+
+        monkeypatch.setitem(app.conf, "task_always_eager", True)
+
+    def test_the_overview_computes_missing_fingerprints_and_stores_none(self):
+        renders = pool_renders_create(3)
+        for render in renders:
+            grades_give(render, "love")
+        overview = pool_overview()
+        assert overview.fingerprints_unstored == tuple(r.pk for r in renders)
+        assert not RenderFingerprint.objects.exists()
+        render_fingerprints_store_task([r.pk for r in renders])
+        assert RenderFingerprint.objects.count() == 3
+        assert pool_overview().fingerprints_unstored == ()
+
+    def test_the_page_queues_the_store_after_the_request(
+            self, client, eager, django_capture_on_commit_callbacks):
+        from tests.rating_data import curator_create
+
+        renders = pool_renders_create(2)
+        for render in renders:
+            grades_give(render, "love")
+        client.force_login(curator_create("boss", staff=True))
+        with django_capture_on_commit_callbacks() as queued:
+            assert client.get(reverse("pool:curate")).status_code == 200
+        assert len(queued) == 1 and not RenderFingerprint.objects.exists()
+        queued[0]()  # the commit: the task runs (eagerly here) and stores them
+        assert set(RenderFingerprint.objects.values_list("render_id", flat=True)) == {
+            r.pk for r in renders}
+        with django_capture_on_commit_callbacks() as queued:
+            client.get(reverse("pool:curate"))
+        assert queued == []  # all stored: nothing to queue
 
 
 @pytest.mark.django_db

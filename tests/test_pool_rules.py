@@ -6,7 +6,7 @@ import pytest
 
 from pool.models import PoolPin, PoolRule, Tier
 from pool.rules import DEFAULT_RULE_NOTE, GradeTally, pool_entries, pool_rule_current, tier_resolve
-from pool.services import PoolError, pool_pin, pool_rule_edit, pool_unpin
+from pool.services import PoolError, pool_pin, pool_rule_default_save, pool_rule_edit, pool_unpin
 from pool.subjects import OTHER, subject_family, subject_of_prompt, subject_of_sketch
 from sketches.models import Render, Sketch
 from sketches.painter import SUBJECTS, paint
@@ -156,15 +156,21 @@ class TestPins:
 
 @pytest.mark.django_db
 class TestRuleVersions:
-    def test_the_default_rule_is_created_once_when_first_used(self):
+    def test_the_default_rule_is_in_force_and_reading_it_saves_nothing(self):
         rule = pool_rule_current()
         assert rule.note == DEFAULT_RULE_NOTE
         assert (rule.love_share, rule.okay_tier, rule.min_grades) == (0.5, True, 1)
-        assert pool_rule_current().pk == rule.pk
+        assert rule.pk is None and not PoolRule.objects.exists()
+
+    def test_the_default_rule_is_saved_once_when_a_write_names_it(self):
+        rule = pool_rule_default_save()
+        assert rule.note == DEFAULT_RULE_NOTE
+        assert (rule.love_share, rule.okay_tier, rule.min_grades) == (0.5, True, 1)
+        assert pool_rule_current().pk == rule.pk == pool_rule_default_save().pk
         assert PoolRule.objects.count() == 1
 
     def test_an_edit_is_a_new_version_in_force(self):
-        first = pool_rule_current()
+        first = pool_rule_default_save()
         second = pool_rule_edit(love_share=0.6, okay_tier=False, min_grades=2,
                                 min_per_subject=3, note="stricter")
         assert pool_rule_current().pk == second.pk != first.pk
@@ -221,7 +227,7 @@ class TestSimulatedGrades:
                      value=value, source=Grade.Source.SIMULATED)
 
     def test_they_decide_while_no_person_has_graded(self):
-        from pool.rules import grades_simulated
+        from rating.sources import grades_simulated
 
         loved, okayed = pool_renders_create(2)
         self.simulated(loved, "love")
@@ -230,7 +236,7 @@ class TestSimulatedGrades:
         assert tiers() == {loved.pk: Tier.LOVE, okayed.pk: Tier.OKAY}
 
     def test_the_first_human_grade_replaces_them(self):
-        from pool.rules import grades_simulated
+        from rating.sources import grades_simulated
 
         by_simulation, by_person = pool_renders_create(2)
         self.simulated(by_simulation, "love")
@@ -238,3 +244,13 @@ class TestSimulatedGrades:
         grades_give(by_person, "okay")
         assert not grades_simulated()
         assert tiers() == {by_person.pk: Tier.OKAY}  # the simulated love is not counted
+
+    def test_a_subject_only_they_graded_is_not_expected_once_people_grade(self):
+        from pool.selectors import pool_overview
+
+        (tulip,) = pool_renders_create(1, prompt="a tulip")
+        (hibiscus,) = pool_renders_create(1, prompt="a hibiscus", start=1)
+        self.simulated(tulip, "love")
+        assert [s.subject for s in pool_overview().subjects] == ["tulip"]
+        grades_give(hibiscus, "okay")
+        assert [s.subject for s in pool_overview().subjects] == ["hibiscus"]

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from pool.models import PoolPin, PoolRule, PoolSnapshot
+from pool.models import PoolPin, PoolRule, PoolSnapshot, RenderFingerprint
 from pool.services import snapshot_freeze
 from sketches.models import Render
 from tests.pool_data import grades_give, pool_renders_create
@@ -125,6 +125,14 @@ class TestCurationPage:
 
     def test_an_empty_pool_says_how_to_fill_it(self, staff):
         assert b"The pool is empty" in as_user(staff).get(CURATE).content
+
+    def test_showing_the_page_writes_nothing(self, staff, pool):
+        """The default rule is shown, not saved; fingerprints go to a task."""
+        content = as_user(staff).get(CURATE).content.decode()
+        assert "The default rule: love when more than 50%" in content
+        assert not PoolRule.objects.exists() and not RenderFingerprint.objects.exists()
+        rule = PoolRule.objects.create(note="saved")
+        assert f"Rule {rule.pk}: love" in as_user(staff).get(CURATE).content.decode()
 
 
 class TestChanges:

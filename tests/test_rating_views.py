@@ -58,10 +58,14 @@ class TestAccess:
         assert getattr(client, method)(url).status_code == 403
 
     def test_curators_and_staff_may_grade(self, client, curator):
-        client.force_login(curator)
-        assert client.get(GRADE).status_code == 200
-        client.force_login(curator_create("boss", staff=True))
-        assert client.get(GRADE).status_code == 200
+        ids = {render.pk for render in renders_create(12)}
+        for user in (curator, curator_create("boss", staff=True)):
+            client.force_login(user)
+            page = client.get(GRADE)
+            assert page.status_code == 200
+            # Each is handed a render to grade, held for them alone.
+            assert current_render(page) in ids
+            assert Claim.objects.get(render_id=current_render(page)).curator == user
 
     def test_posts_without_the_csrf_token_are_refused(self, curator):
         (render,) = renders_create(1)
@@ -236,14 +240,19 @@ class TestBackgroundActions:
 
 class TestAdmin:
     def test_grades_claims_and_skips_are_listed_for_staff(self, client, curator):
-        (render,) = renders_create(1)
+        render, skipped, held = renders_create(3)
         logged = Client()
         logged.force_login(curator)
         logged.post(ACT, {"op": "grade", "render": render.pk, "value": "love"})
+        logged.post(GRADE, {"op": "skip", "render": skipped.pk})
+        logged.get(GRADE)  # claims what is left: `held`
         admin = get_user_model().objects.create_superuser("root", password="x" * 12)
         client.force_login(admin)
-        for name in ("grade", "claim", "skip"):
-            assert client.get(reverse(f"admin:rating_{name}_changelist")).status_code == 200
+        for name, listed in (("grade", render), ("claim", held), ("skip", skipped)):
+            changelist = client.get(reverse(f"admin:rating_{name}_changelist"))
+            assert changelist.status_code == 200
+            assert [(row.render_id, row.curator) for row in changelist.context["cl"].result_list
+                    ] == [(listed.pk, curator)], name
         grade = Grade.objects.get()
         page = client.get(reverse("admin:rating_grade_change", args=[grade.pk]))
         assert page.status_code == 200 and b"love" in page.content

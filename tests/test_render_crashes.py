@@ -10,6 +10,8 @@ import asyncio
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import replace
 
 import pytest
 
@@ -17,6 +19,7 @@ from sketches import gate
 from sketches.renderer import RenderPool
 from sketches.renderer.idle import IdleBrowsers
 from sketches.rendering import OK, REJECTED, UNAVAILABLE, render_text
+from tests.chromium_faults import chromium_that_fails_mid_render
 from tests.conftest import make_config, read_sketch
 
 LINES = read_sketch("good/lines.js")
@@ -63,58 +66,72 @@ class TestASketchThatCrashesEveryBrowser:
         assert after.status == OK
 
 
-class TestKilledFromOutside:
-    def render_while(self, pool, kill, *, after_s: float = 0.5, code: str = LONG_RENDER):
-        result = []
-        worker = threading.Thread(target=lambda: result.append(render_text(pool, code, 3)))
-        worker.start()
-        time.sleep(after_s)
-        kill()
-        worker.join(timeout=240)
-        assert result, "the render did not finish"
-        return result[0]
+@contextmanager
+def pool_struck_mid_render(strike: str, after_s: float):
+    """Two browsers on a Chromium whose armed strikes land while a sketch runs
+    (tests/chromium_faults.py), and that Chromium."""
+    with chromium_that_fails_mid_render(strike, after_s) as chromium, \
+            RenderPool(replace(make_config(browsers=2), chromium_path=str(chromium.path))) as pool:
+        yield pool, chromium
 
-    def test_a_renderer_killed_mid_render_is_retried_not_blamed(self, two_browsers):
+
+class TestKilledFromOutside:
+    """Each kill lands while the render is in flight: the relay in front of
+    Chromium strikes only while the sketch's call into its page has not
+    returned, and records each strike (a "missed" one killed nothing)."""
+
+    def test_a_renderer_killed_mid_render_is_retried_not_blamed(self):
         """As the kernel's OOM killer would: every page's renderer process,
         while the sketch draws. The sketch did nothing wrong: it renders on
         the retry (or, should the retry be hit too, is unavailable)."""
         statuses = []
-        for _ in range(3):
-            outcome = self.render_while(two_browsers, two_browsers.kill_renderers_for_test)
-            statuses.append(outcome.status)
-            assert outcome.status in (OK, UNAVAILABLE), outcome.report()
-        assert OK in statuses, statuses
-        assert render_text(two_browsers, LINES, 9).status == OK
+        with pool_struck_mid_render("renderers", after_s=0.5) as (pool, chromium):
+            for attempt in range(1, 4):
+                chromium.arm()
+                outcome = render_text(pool, LONG_RENDER, 3)
+                assert chromium.strikes() == ["struck renderers"] * attempt
+                statuses.append(outcome.status)
+                assert outcome.status in (OK, UNAVAILABLE), outcome.report()
+            assert OK in statuses, statuses
+            assert render_text(pool, LINES, 9).status == OK
 
-    def test_browsers_killed_mid_render_are_relaunched_and_the_render_retried(
-            self, two_browsers):
-        outcome = self.render_while(two_browsers, two_browsers.kill_browsers_for_test)
-        assert outcome.status == OK, outcome.report()
-        assert render_text(two_browsers, LINES, 9).status == OK
+    def test_browsers_killed_mid_render_are_relaunched_and_the_render_retried(self):
+        with pool_struck_mid_render("browsers", after_s=0.5) as (pool, chromium):
+            chromium.arm()
+            outcome = render_text(pool, LONG_RENDER, 3)
+            assert chromium.strikes() == ["struck browsers"]
+            assert outcome.status == OK, outcome.report()
+            assert render_text(pool, LINES, 9).status == OK
 
-    def test_browsers_killed_again_and_again_leave_the_render_unavailable_never_crashed(
-            self, two_browsers):
+    def test_browsers_killed_again_and_again_leave_the_render_unavailable_never_crashed(self):
         """Something outside keeps killing every browser and page for a few
-        seconds (retries and canaries are hit too): no verdict, or a render
-        once it stops, and certainly no 0 for the sketch."""
+        seconds (retries and canaries are hit too), from a strike while the
+        sketch ran: no verdict, or a render once it stops, and certainly no 0
+        for the sketch."""
         stop = threading.Event()
 
         def keep_killing():
+            while not chromium.strikes() and not stop.wait(0.01):
+                pass
             ends = time.monotonic() + KILLING_FOR_S
             while time.monotonic() < ends and not stop.is_set():
-                two_browsers.kill_browsers_for_test()
-                two_browsers.kill_renderers_for_test()
+                chromium.kill_browsers()
+                chromium.kill_renderers()
                 stop.wait(0.15)
 
-        killer = threading.Thread(target=keep_killing)
-        try:
-            outcome = self.render_while(two_browsers, killer.start, after_s=0.3)
-        finally:
-            stop.set()
-            killer.join()
-        assert outcome.status in (OK, UNAVAILABLE), outcome.report()
-        assert gate.CRASHED not in outcome.violations
-        assert render_text(two_browsers, LINES, 9).status == OK
+        with pool_struck_mid_render("browsers", after_s=0.3) as (pool, chromium):
+            killer = threading.Thread(target=keep_killing)
+            chromium.arm()
+            killer.start()
+            try:
+                outcome = render_text(pool, LONG_RENDER, 3)
+            finally:
+                stop.set()
+                killer.join()
+            assert chromium.strikes() == ["struck browsers"]
+            assert outcome.status in (OK, UNAVAILABLE), outcome.report()
+            assert gate.CRASHED not in outcome.violations
+            assert render_text(pool, LINES, 9).status == OK
 
 
 class TestIdleBrowsers:

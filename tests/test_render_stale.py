@@ -21,6 +21,7 @@ from sketches import selectors, services
 from sketches.models import IMPORTED_RENDERER, Render
 from sketches.renderer import RenderPool
 from sketches.rendering import renderer_version
+from tests import chromium_relay
 from tests.conftest import chromium_path, make_config, read_sketch
 from tests.pool_data import grades_give
 from tests.rating_data import png_bytes
@@ -151,8 +152,8 @@ class TestUnavailableRerender:
         with RenderPool(replace(make_config(browsers=2), chromium_path=str(wrapper))) as pool:
             # Both browsers die, as a lost machine's would, and none relaunches.
             stop.touch()
-            pool.kill_browsers_for_test()
             browsers = [int(pid) for pid in pids.read_text().split()]
+            chromium_relay.kill(browsers)
             wait_for(lambda: not any(psutil.pid_exists(pid) and
                                      psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
                                      for pid in browsers), timeout=30)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import threading
+from dataclasses import replace
 
 import pytest
 from PIL import Image, ImageChops
@@ -15,6 +16,7 @@ from sketches.renderer import RenderPool
 from sketches.renderer.fidelity import picture_difference, same_picture
 from sketches.renderer.sandbox import STOP_GRACE_S
 from sketches.rendering import HARNESS_VERSION, render_text
+from tests.chromium_faults import chromium_that_fails_mid_render
 from tests.conftest import SHORT_DEADLINE_S, make_config, read_sketch
 
 LINES = read_sketch("good/lines.js")
@@ -235,18 +237,22 @@ class TestBrushApi:
 
 class TestPoolRecovery:
     def test_pool_keeps_serving_after_its_browsers_are_killed_mid_render(self):
-        with RenderPool(make_config(browsers=2)) as pool:
+        with chromium_that_fails_mid_render("browsers") as chromium, \
+                RenderPool(replace(make_config(browsers=2),
+                                   chromium_path=str(chromium.path))) as pool:
             results = []
             workers = [
                 threading.Thread(target=lambda s=s: results.append(render_text(pool, LINES, s)))
                 for s in range(4)
             ]
+            # Every browser is killed as the first sketch runs in its page
+            # (tests/chromium_faults.py: only while that call has not returned).
+            chromium.arm()
             for w in workers:
                 w.start()
-            # Kill every browser while the renders are in flight.
-            threading.Timer(0.3, pool.kill_browsers_for_test).start()
             for w in workers:
                 w.join(timeout=60)
+            assert chromium.strikes() == ["struck browsers"]
             assert len(results) == 4
             assert [r.status for r in results] == ["ok"] * 4
             # And it still renders afterwards.

@@ -207,17 +207,17 @@ class TestReplay:
         v2, _ = presets()
         queued = replay_create(rubric=v2, snapshot=world.snapshot,
                                selection=ReplaySelection(limit=8), queue=False)
-        assert "cancelled before it started" in replay_cancel(replay=queued)
+        assert "cancelled before it started" in replay_cancel(replay=queued).message
         assert replay_run(replay_id=queued.pk).status == "cancelled"
         running = replay_create(rubric=v2, snapshot=world.snapshot,
                                 selection=ReplaySelection(limit=8), queue=False)
         Replay.objects.filter(pk=running.pk).update(status="running")
         running.refresh_from_db()
-        assert "after its current batch" in replay_cancel(replay=running)
+        assert "after its current batch" in replay_cancel(replay=running).message
         stopped = replay_run(replay_id=running.pk)
         assert stopped.status == "cancelled"
         assert not stopped.items.exclude(values={}).exists()
-        assert "already finished" in replay_cancel(replay=stopped)
+        assert "already finished" in replay_cancel(replay=stopped).message
 
     def test_an_empty_selection_is_refused(self, world):
         v2, _ = presets()
@@ -304,7 +304,9 @@ class TestRubricAdmin:
         client.force_login(boss)
         v2, _ = presets()
         url = reverse("admin:training_rubric_change", args=[v2.pk])
-        assert client.get(url).status_code == 200
+        form = client.get(url)
+        assert form.status_code == 200
+        assert form.context["adminform"].form.instance == v2
         bad = client.post(url, {"name": "v2", "description": "",
                                 "signals": '[{"kind": "gate", "weight": -1}]'})
         assert bad.status_code == 200 and b"weight must be a number" in bad.content

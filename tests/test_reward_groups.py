@@ -40,9 +40,9 @@ class TestOneSeedAndOneDrawOfReferencesPerGroup:
     @pytest.fixture
     def rubric_reward(self, render_pool, settings, tmp_path):
         from training.judges.local import LocalRewardModelJudge
+        from training.reward_signals import SignalContext
         from training.runs.callbacks import Lease, StepBook
         from training.runs.rewards import RubricReward
-        from training.signals import SignalContext
 
         world = lab_world(settings, tmp_path)
         run = run_create()
@@ -112,7 +112,7 @@ def test_rollouts_of_one_group_draw_the_same_references_whatever_their_keys(sett
     """Pairwise against references drawn by the group, not the rollout: the
     same picture in one group wins the same fraction, under any key."""
     from training.judges.local import LocalRewardModelJudge
-    from training.signals import SignalContext, rollout_from_render, signals_compute
+    from training.reward_signals import SignalContext, rollout_from_render, signals_compute
 
     world = lab_world(settings, tmp_path)
     judge = LocalRewardModelJudge()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from django.conf import settings as django_settings
 
+from jobs.services import CancelOutcome
 from pool.models import RewardModel
 from pool.reward import services
 from tests.reward_data import SMALL_CONFIG, media_settings, toy_graded_renders
@@ -38,7 +39,9 @@ class TestOnTheTrainWorker:
             return progress.get("stage") == "training" and progress["epoch"] >= 2
 
         wait_for(training, timeout=180, worker=train_worker)
-        assert services.reward_model_cancel(reward_model=job) == "running"
+        cancel = services.reward_model_cancel(reward_model=job)
+        assert cancel.status == "running" and cancel.outcome == CancelOutcome.STOPPING
+        assert cancel.message == f"v{job.version} will stop at its next epoch."
         wait_for(lambda: status(job) == "cancelled", timeout=60, worker=train_worker)
         job.refresh_from_db()
         assert job.cancel_requested and job.finished is not None
@@ -52,7 +55,8 @@ class TestJobStates:
         media_settings(settings, tmp_path)
         toy_graded_renders(45)
         job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
-        assert services.reward_model_cancel(reward_model=job) == "cancelled"
+        cancel = services.reward_model_cancel(reward_model=job)
+        assert cancel.status == "cancelled" and cancel.outcome == CancelOutcome.STOPPED
         after = services.reward_model_train(reward_model_id=job.pk)
         assert after.status == "cancelled" and after.started is None and not after.weights
 

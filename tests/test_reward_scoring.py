@@ -10,7 +10,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from pool.models import RewardModel
-from pool.reward import services
+from pool.reward import selectors, services
 from pool.reward.scoring import model_label, renders_score
 from rating import ordering
 from sketches.models import Render
@@ -73,8 +73,8 @@ class TestScoring:
 class TestInformativeOrder:
     def test_the_setting_names_it_and_without_an_active_model_it_is_hidden(self):
         assert django_settings.PAINTRL_INFORMATIVE_ORDER == \
-            "pool.reward.services.informative_order"
-        assert services.informative_order(Render.objects.all()) is None
+            "pool.reward.selectors.informative_order"
+        assert selectors.informative_order(Render.objects.all()) is None
         assert ordering.INFORMATIVE not in ordering.orders_available()
 
     def test_with_an_active_model_renders_nearest_a_boundary_come_first(self, trained):
@@ -83,7 +83,7 @@ class TestInformativeOrder:
         renders_score(reward_model=job)
         assert ordering.INFORMATIVE in ordering.orders_available()
         unscored = toy_render(grade="okay", rng=random.Random(1), index=999)
-        ordered = list(services.informative_order(Render.objects.all()))
+        ordered = list(selectors.informative_order(Render.objects.all()))
         boundaries = list(job.metrics["boundaries"].values())
 
         def distance(render: Render) -> float:
@@ -108,7 +108,7 @@ class TestInformativeOrder:
                  for i in range(6)]
         renders_score(reward_model=job, renders=Render.objects.filter(
             pk__in=[r.pk for r in fresh]))
-        expected = [r.pk for r in services.informative_order(
+        expected = [r.pk for r in selectors.informative_order(
             Render.objects.filter(pk__in=[r.pk for r in fresh]))]
         batch = queue_next(curator=curator_get_or_create(username="bob"),
                            queue_filter=QueueFilter(order="informative"), want=3)

@@ -34,6 +34,7 @@ from training.models import (
 from training.policy.build_status import build_tracked
 from training.policy.sft import SftProgress
 from training.rubrics import rubric_total
+from training.runs.services import launched_config, run_actions
 
 RUNS = reverse("training:runs")
 GENERATIONS = 4
@@ -143,7 +144,9 @@ class TestAccess:
     def test_staff_without_the_change_permission_cannot_cancel_or_resume(self, client):
         run = run_create(status="running")
         client.force_login(curator_create("watcher", staff=True))
-        assert client.get(reverse("training:run", args=[run.pk])).status_code == 200
+        page = client.get(reverse("training:run", args=[run.pk]))
+        assert page.status_code == 200 and page.context["run"] == run
+        assert not page.context["can_change"]  # shown, with no buttons to act
         for name in ("training:run_cancel", "training:run_resume"):
             assert client.post(reverse(name, args=[run.pk])).status_code == 403
         run.refresh_from_db()
@@ -218,7 +221,7 @@ class TestRunPage:
 
     def test_a_stalled_run_offers_resume(self, staff, trained):
         TrainingRun.objects.filter(pk=trained.pk).update(
-            heartbeat=timezone.now() - timedelta(days=1))
+            heartbeat=timezone.now() - timedelta(days=1), launched_config=launched_config(trained))
         text = page(staff, trained)
         assert "Stalled" in text
         assert reverse("training:run_resume", args=[trained.pk]) in text
@@ -490,7 +493,9 @@ class TestRunAdminActions:
         watcher.user_permissions.add(Permission.objects.get(codename="view_trainingrun"))
         client.force_login(watcher)
         draft = run_create(status="draft")
-        assert client.get(reverse("admin:training_trainingrun_changelist")).status_code == 200
+        changelist = client.get(reverse("admin:training_trainingrun_changelist"))
+        assert changelist.status_code == 200
+        assert list(changelist.context["cl"].result_list) == [draft]
         for verb in ("launch", "cancel", "resume", "clone"):
             url = reverse(f"admin:training_trainingrun_{verb}", args=[draft.pk])
             assert client.post(url).status_code == 403, verb
@@ -498,6 +503,83 @@ class TestRunAdminActions:
         self.act(client, "clone_selected", draft)
         draft.refresh_from_db()
         assert draft.status == "draft" and TrainingRun.objects.count() == 1
+
+
+@pytest.mark.django_db
+class TestWhatARunMayDo:
+    """training.runs.services.run_actions decides which verbs a run allows; the
+    admin's buttons and the run page's offer exactly those."""
+
+    def offered(self, client, run: TrainingRun) -> tuple[set[str], set[str]]:
+        """The verbs whose forms the admin's change page and the run page hold."""
+        admin_page = client.get(reverse("admin:training_trainingrun_change", args=[run.pk]))
+        assert admin_page.status_code == 200
+        admin_text, run_page = admin_page.content.decode(), page(client, run)
+        in_admin = {verb for verb in ("launch", "cancel", "resume", "clone")
+                    if reverse(f"admin:training_trainingrun_{verb}", args=[run.pk]) in admin_text}
+        on_page = {verb for verb in ("cancel", "resume")
+                   if reverse(f"training:run_{verb}", args=[run.pk]) in run_page}
+        return in_admin, on_page
+
+    def launched(self, status: str, **fields) -> TrainingRun:
+        run = run_create(status=status, **fields)
+        TrainingRun.objects.filter(pk=run.pk).update(launched_config=launched_config(run))
+        return TrainingRun.objects.get(pk=run.pk)
+
+    def test_a_draft_is_only_launched_or_cloned(self, staff):
+        draft = run_create(status="draft")
+        assert run_actions(draft) == {"launch", "clone"}
+        assert self.offered(staff, draft) == ({"launch", "clone"}, set())
+
+    def test_an_imported_run_is_not_offered_resume_its_checkpoints_stayed_behind(self, staff):
+        cancelled = self.launched("cancelled", name="cancelled here", checkpoint_step=2)
+        assert run_actions(cancelled) == {"resume", "clone"}
+        assert self.offered(staff, cancelled) == ({"resume", "clone"}, {"resume"})
+        imported = self.launched("cancelled", name="imported", checkpoint_step=2,
+                                 progress={"step": 2, "max_steps": 4, "imported": True})
+        assert run_actions(imported) == {"clone"}
+        assert self.offered(staff, imported) == ({"clone"}, set())
+
+    def test_an_imported_run_is_refused_by_the_resume_action(self, staff):
+        imported = self.launched("cancelled", progress={"imported": True})
+        response = staff.post(reverse("admin:training_trainingrun_changelist"),
+                              {"action": "resume_selected", "_selected_action": [imported.pk]},
+                              follow=True)
+        [message] = response.context["messages"]
+        assert message.level_tag == "error" and "imported" in message.message
+        imported.refresh_from_db()
+        assert imported.status == "cancelled"
+
+    def test_a_stalled_run_is_offered_resume_and_cancel(self, staff):
+        stalled = self.launched("running", heartbeat=timezone.now() - timedelta(days=1),
+                                checkpoint_step=2)
+        assert run_actions(stalled) == {"cancel", "resume", "clone"}
+        assert self.offered(staff, stalled) == ({"cancel", "resume", "clone"},
+                                                {"cancel", "resume"})
+        # Its worker will never honour a cancel requested before it went silent.
+        TrainingRun.objects.filter(pk=stalled.pk).update(cancel_requested=True)
+        stalled.refresh_from_db()
+        assert run_actions(stalled) == {"cancel", "resume", "clone"}
+
+    def test_a_live_run_is_cancelled_once_and_not_resumed(self, staff):
+        live = self.launched("running", heartbeat=timezone.now())
+        assert run_actions(live) == {"cancel", "clone"}
+        assert self.offered(staff, live) == ({"cancel", "clone"}, {"cancel"})
+        TrainingRun.objects.filter(pk=live.pk).update(cancel_requested=True)
+        live.refresh_from_db()
+        assert run_actions(live) == {"clone"}
+        assert self.offered(staff, live) == ({"clone"}, set())
+
+    def test_a_finished_run_is_only_cloned(self, staff):
+        done = self.launched("done")
+        assert run_actions(done) == {"clone"}
+        assert self.offered(staff, done) == ({"clone"}, set())
+        # A cancel it does not allow is an error in the admin, as a refused resume is.
+        response = staff.post(reverse("admin:training_trainingrun_changelist"),
+                              {"action": "cancel_selected", "_selected_action": [done.pk]},
+                              follow=True)
+        [message] = response.context["messages"]
+        assert message.level_tag == "error" and "already finished (done)" in message.message
 
 
 @pytest.mark.django_db

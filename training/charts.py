@@ -1,5 +1,7 @@
-"""Server-side SVG charts for the replay lab, readable without hovering: every number the
-reader needs is printed on the chart, so a screenshot or a printout says everything.
+"""Server-side SVG charts for the replay lab and the run pages, readable without hovering:
+every number the reader needs is printed on the chart, so a screenshot or a printout says
+everything. The drawing comes first (heatmap, bars, histogram, lines), then the run page's
+per-step curves (run_charts).
 
 Each chart is a plain <svg> string (a SafeString for templates) with role="img", a <title>
 and an aria-label, sized by its viewBox to 100% of its container. Every text it prints passes
@@ -9,9 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+
+if TYPE_CHECKING:
+    from .models import TrainingStep
+    from .rubrics import SignalSpec
 
 # Okabe-Ito colours (safe for colour-blind readers) without the yellow, which vanishes on white.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
@@ -25,6 +32,11 @@ FONT = 12
 CHAR_W = 7  # rough width of a 12 px character, to size label margins
 LABEL_CHARS = 24  # longer names are cut (the full name stays in a <title> tooltip)
 DASH = "\u2013"  # printed where there is no value
+# The run page's curves: the time split's phases and the trainer's metrics drawn, and the
+# line beside the reward saying how much of the batch its mean left out.
+STEP_TIMES = ("generate", "render", "judge", "update")
+STEP_METRICS = ("loss", "kl", "entropy")
+NO_TOTAL_LINE = "no total (share)"
 
 
 def heatmap_svg(names: Sequence[str], matrix: Sequence[Sequence[float | None]], *,
@@ -172,6 +184,56 @@ def lines_svg(series: Mapping[str, Sequence[tuple[float, float | None]]], *, y_l
     parts.append(_text(14, top + plot_h / 2, y_label, anchor="middle", fill=MUTED,
                        transform=f"rotate(-90 14 {top + plot_h / 2:g})"))
     return _svg(width, height, title, parts)
+
+
+# --- the run page's curves --------------------------------------------------------------------
+
+def run_charts(steps: Sequence[TrainingStep], specs: Sequence[SignalSpec], *,
+               batch: int | None = None) -> list[dict]:
+    """Per-step curves of a run: the reward and each signal's mean, beside them the share of
+    the step's `batch` rollouts with no total, the gate and the hallucinated-API rate,
+    completion lengths, the time split, and the trainer's loss, KL and entropy; each a
+    {caption, svg}."""
+    names = [spec.name for spec in specs]
+    names += sorted({name for s in steps for name in s.signals} - set(names))
+
+    def series(value) -> list[tuple[int, float | None]]:
+        return [(s.step, value(s)) for s in steps]
+
+    def per_step(lines: dict, *, y_label: str, title: str):
+        return lines_svg(lines, y_label=y_label, x_label="step", whole_x=True, title=title)
+
+    def signal_mean(name: str):
+        return series(lambda s: (s.signals.get(name) or {}).get("mean"))
+
+    def no_total_share(step: TrainingStep) -> float | None:
+        return step.no_total / batch if step.no_total is not None and batch else None
+
+    return [
+        {"caption": "Mean reward per step: the total and each signal, and the share of "
+                    "rollouts with no total (a weighted signal missing: left out of the "
+                    "mean and of their group)",
+         "svg": per_step({"total": series(lambda s: s.reward_mean),
+                          **{name: signal_mean(name) for name in names},
+                          NO_TOTAL_LINE: series(no_total_share)},
+                          y_label="mean", title="Reward per step")},
+        {"caption": "Gate passed, unknown brush methods called (the hallucinated-API rate), "
+                    "and groups with zero spread (no advantage), as shares of the step",
+         "svg": per_step({"gate pass": series(lambda s: s.gate_pass),
+                          "unknown methods": series(lambda s: s.unknown_method_rate),
+                          "zero-spread groups": series(lambda s: s.zero_spread_groups)},
+                          y_label="share", title="Gate and unknown methods")},
+        {"caption": "Completion length in tokens: mean, shortest and longest",
+         "svg": per_step({k: series(lambda s, k=k: s.completion_tokens.get(k))
+                          for k in ("mean", "min", "max")},
+                          y_label="tokens", title="Completion tokens")},
+        {"caption": "Seconds per step, by phase",
+         "svg": per_step({k: series(lambda s, k=k: s.times.get(k)) for k in STEP_TIMES},
+                          y_label="seconds", title="Step time split")},
+        {"caption": "The trainer's loss, KL to the reference and entropy",
+         "svg": per_step({k: series(lambda s, k=k: s.metrics.get(k)) for k in STEP_METRICS},
+                          y_label="value", title="Trainer metrics")},
+    ]
 
 
 # --- pieces ----------------------------------------------------------------------------------

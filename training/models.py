@@ -9,8 +9,11 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Max
 
+from jobs.models import Job, job_statuses
 from pool.models import PoolSnapshot
 from sketches.models import Render, Sketch
+
+from .judges.registry import DEFAULT_BACKEND, backend_choices
 
 
 class NextVersion:
@@ -70,16 +73,15 @@ class Rubric(NextVersion, models.Model):
 
 class Judge(models.Model):
     """A backend that compares two pictures, rates one, or scores its
-    preference. Keys are never stored: `api_key_env` names the environment
-    variable that holds one."""
-
-    class Backend(models.TextChoices):
-        LOCAL = "local", "Local reward model"
-        OPENAI = "openai", "OpenAI-compatible vision endpoint"
-        HPSV3 = "hpsv3", "HPSv3 service"
+    preference: `backend` is a key of PAINTRL_JUDGE_BACKENDS (settings), the
+    fields below configure it. Keys are never stored: `api_key_env` names the
+    environment variable that holds one."""
 
     name = models.CharField(max_length=80, unique=True)
-    backend = models.CharField(max_length=10, choices=Backend.choices, default=Backend.LOCAL)
+    # Callable choices: the select lists the configured backends, and the
+    # migration stores the function's path, not the keys of the day.
+    backend = models.CharField(max_length=40, choices=backend_choices, default=DEFAULT_BACKEND,
+                               help_text="A key of PAINTRL_JUDGE_BACKENDS (settings).")
     base_url = models.CharField(
         max_length=300, blank=True,
         help_text="Blank: PAINTRL_JUDGE_BASE_URL (openai) or PAINTRL_HPSV3_URL (hpsv3).")
@@ -128,15 +130,8 @@ class JudgeVerdict(models.Model):
             fields=["judge_key", "question", "image", "reference"], name="judge_verdict_unique")]
 
 
-class Replay(models.Model):
+class Replay(Job):
     """One or two rubrics re-scored on chosen renders, offline, on a worker."""
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
 
     class GroupBy(models.TextChoices):
         PROMPT = "prompt", "Prompt (a GRPO group: rollouts of one prompt)"
@@ -158,30 +153,11 @@ class Replay(models.Model):
     selection = models.JSONField(default=dict, help_text="How the renders were chosen.")
     group_by = models.CharField(max_length=10, choices=GroupBy.choices, default=GroupBy.PROMPT)
     seed = models.IntegerField(default=0, help_text="Seeds the draw of pool references.")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED,
-                              db_index=True)
-    cancel_requested = models.BooleanField(default=False)
-    progress = models.JSONField(default=dict, blank=True)
     results = models.JSONField(default=dict, blank=True)
     notices = models.JSONField(default=list, blank=True,
                                help_text="What the scoring could not do, and why.")
-    error = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="+")
-    created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created"]
-
-    @property
-    def finished_states(self) -> set[str]:
-        return {self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED}
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in self.finished_states
 
     def __str__(self) -> str:
         return self.name or f"replay {self.pk}"
@@ -239,18 +215,15 @@ class PromptSet(models.Model):
         return f"{self.name} ({len(self.prompts)} prompts)"
 
 
-class TrainingRun(models.Model):
+class TrainingRun(Job):
     """A GRPO run: what it trains, against what, with which settings, and
     where it has got to. Launched, cancelled, resumed and cloned from the
-    admin; run by training.runs on the train worker."""
+    admin; run by training.runs on the train worker. A run exists as a draft
+    before it is queued; its worker holds it by a lease (`worker`, refreshed
+    `heartbeat`), and a failed, cancelled or stalled run may be resumed."""
 
-    class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
+    Status = job_statuses(("DRAFT", "draft", "Draft"), qualname="TrainingRun.Status",
+                          module=__name__)
 
     class Schedule(models.TextChoices):
         CONSTANT = "constant", "constant"
@@ -314,8 +287,6 @@ class TrainingRun(models.Model):
     # State
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT,
                               db_index=True)
-    cancel_requested = models.BooleanField(default=False)
-    progress = models.JSONField(default=dict, blank=True)
     launched_config = models.JSONField(
         default=dict, blank=True,
         help_text="What the run used, copied at launch: rubric signals, system prompt text, "
@@ -329,21 +300,10 @@ class TrainingRun(models.Model):
     heartbeat = models.DateTimeField(null=True, blank=True,
                                      help_text="Last sign of life from the worker.")
     worker = models.CharField(max_length=200, blank=True)
-    error = models.TextField(blank=True)
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
                                related_name="clones", help_text="The run this was cloned from.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="+")
-    created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created"]
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
 
     def __str__(self) -> str:
         return self.name or f"run {self.pk}"

@@ -10,7 +10,7 @@ of the signals that happened to answer would pay for failing (under v2, an
 unavailable render kept its length point and totalled 1.0; an ok render
 whose judge failed kept gate + length + preference, inflated).
 
-A signal the configured judges can never answer (training.signals.
+A signal the configured judges can never answer (training.reward_signals.
 signal_problem) is not a per-rollout failure but a configuration problem:
 the launch and the replay lab refuse it, or, where a person chooses to,
 drop it openly (`specs_kept`): the dropped signal and its weight are

@@ -21,9 +21,9 @@ def judge_agreement_task(judge_id: int) -> dict:
 
 @shared_task(bind=True)
 def run_task(self, run_id: int, resume: bool = False) -> str:
-    """Train a GRPO run (training.runs.services.run_execute): hours long,
+    """Train a GRPO run (training.runs.worker.run_execute): hours long,
     acknowledged late, and harmless when redelivered."""
-    from training.runs.services import run_execute
+    from training.runs.worker import run_execute
 
     return run_execute(run_id=run_id, resume=resume, worker=self.request.hostname).status
 

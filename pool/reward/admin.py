@@ -13,15 +13,15 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from jobs.models import LIVE
 from pool.models import RewardModel
+from rating.sources import SOURCE_CHOICES
 
 from . import services
 from .config import KINDS, TrainConfig
-from .data import SOURCE_CHOICES
 from .metrics import evidence_warning, interval_text
 
 Status = RewardModel.Status
-LIVE = (Status.QUEUED, Status.RUNNING)
 
 
 def _num(value, spec: str) -> str:
@@ -241,9 +241,7 @@ class RewardModelAdmin(admin.ModelAdmin):
         if request.method != "POST":
             return redirect("admin:pool_rewardmodel_change", pk)
         reward_model = get_object_or_404(RewardModel, pk=pk)
-        status = services.reward_model_cancel(reward_model=reward_model)
-        self.message_user(request, f"v{reward_model.version}: {status}"
-                          + (" (stops at the next epoch)" if status == Status.RUNNING else ""))
+        self.message_user(request, services.reward_model_cancel(reward_model=reward_model).message)
         return redirect("admin:pool_rewardmodel_change", pk)
 
     def activate_view(self, request, pk: int):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-from .data import SOURCE_CHOICES, SplitConfig
+from rating.sources import SOURCE_CHOICES
+
+from .data import SplitConfig
 
 CNN, BACKBONE = "cnn", "backbone"
 KINDS = (CNN, BACKBONE)

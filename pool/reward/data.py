@@ -17,14 +17,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rating.sources import grade_sources
+
 TRAIN, VALIDATION, TEST = "train", "validation", "test"
 SPLITS = (TRAIN, VALIDATION, TEST)
-
-# Grade sources (rating.models.Grade.source). Simulated grades come from the
-# simulated curator (simulated.py) and are never mixed with people's.
-HUMAN_SOURCES = ("app", "import")
-SIMULATED_SOURCE = "simulated"
-SOURCE_CHOICES = ("auto", "human", "simulated")
 
 GRADE_NAMES = ("nope", "okay", "love")  # index = ordinal
 
@@ -140,29 +136,15 @@ def mean_ordinals(rows: Iterable[tuple[object, str]]) -> dict[object, tuple[floa
     return {key: (sum(values) / len(values), len(values)) for key, values in totals.items()}
 
 
-def resolve_sources(choice: str) -> tuple[str, ...]:
-    """Grade sources for a choice: "human" (graded in the app or imported),
-    "simulated" (the simulated curator), or "auto": human grades when any
-    exist, else simulated ones. The choice made is recorded with the model,
-    so a score learnt from the simulated curator is always labelled so."""
-    from rating.models import Grade
-
-    if choice not in SOURCE_CHOICES:
-        raise ValueError(f"unknown grade source {choice!r}: expected one of "
-                         f"{', '.join(SOURCE_CHOICES)}")
-    if choice == "auto":
-        has_human = Grade.objects.filter(source__in=HUMAN_SOURCES).exists()
-        choice = "human" if has_human else "simulated"
-    return HUMAN_SOURCES if choice == "human" else (SIMULATED_SOURCE,)
-
-
 def graded_set_from_db(*, sources: str = "auto",
                        split_config: SplitConfig | None = None) -> GradedSet:
     """Every rendered (status ok, with a PNG) render that has grades from
-    `sources`, with its mean grade."""
+    `sources` (a rating.sources choice: "auto", "human" or "simulated"), with
+    its mean grade. The sources used are recorded with the model, so a score
+    learnt from the simulated curator is always labelled so."""
     from rating.models import Grade
 
-    chosen = resolve_sources(sources)
+    chosen = grade_sources(sources)
     rows = (Grade.objects.filter(source__in=chosen, render__status="ok")
             .exclude(render__png="")
             .values_list("render_id", "value", "render__sketch__code_sha256", "render__png",

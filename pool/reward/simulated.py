@@ -31,7 +31,6 @@ NEIGHBOURS = {"love": ("okay",), "okay": ("love", "nope"), "nope": ("okay",)}
 # little enough that the tiers stay learnable.
 FLIP_PROBABILITY = 0.1
 SIMULATED_CURATOR = "simulated-curator"
-SIMULATED_SOURCE = "simulated"
 
 
 def simulated_grade(meta: dict, *, key: str, seed: int = 0,
@@ -100,7 +99,8 @@ def grades_simulate(*, renders=None, seed: int = 0, flip_probability: float = FL
             if previous is not None and not regrade:
                 kept += 1
                 continue
-            grade_record(render=render, curator=curator, value=value, source=SIMULATED_SOURCE)
+            grade_record(render=render, curator=curator, value=value,
+                         source=Grade.Source.SIMULATED)
             graded += 1
             changed += previous is not None and previous != value
     return SimulationReport(graded=graded, changed=changed, skipped_no_tier=no_tier,

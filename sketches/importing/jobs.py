@@ -3,11 +3,11 @@ a Celery task on the default queue, with progress the page polls."""
 from __future__ import annotations
 
 import logging
-import time
 
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.utils import timezone
+
+from jobs.services import ProgressWriter, job_claim, job_finish
 
 from ..models import ImportJob
 from .errors import ImportInputError
@@ -15,10 +15,6 @@ from .report import ItemResult
 from .services import import_path
 
 logger = logging.getLogger(__name__)
-
-# The page polls every second; writing progress more often than this only
-# adds database writes (one per item would be ~1,700 for a grading batch).
-PROGRESS_WRITE_INTERVAL_S = 0.5
 
 
 @transaction.atomic
@@ -38,21 +34,15 @@ def import_job_run(*, job_id: int) -> ImportJob:
     """Run the import of one job. A job already finished is left alone; one
     left running by a worker that died is run again, which is safe because
     the import skips what it already stored."""
+    if not job_claim(model=ImportJob, pk=job_id, done=0):
+        return ImportJob.objects.get(pk=job_id)
     job = ImportJob.objects.get(pk=job_id)
-    if job.is_finished:
-        return job
-    ImportJob.objects.filter(pk=job_id).update(status=ImportJob.Status.RUNNING,
-                                               started=timezone.now(), done=0)
     live = {"imported": 0, "skipped": 0, "error": 0}
-    last_write = 0.0
+    writer = ProgressWriter(model=ImportJob, pk=job_id)
 
     def progress(done: int, total: int, result: ItemResult) -> None:
-        nonlocal last_write
         live[result.outcome] += 1
-        if done == total or time.monotonic() - last_write >= PROGRESS_WRITE_INTERVAL_S:
-            ImportJob.objects.filter(pk=job_id).update(done=done, total=total,
-                                                       report={"live": live})
-            last_write = time.monotonic()
+        writer.write(force=done == total, done=done, total=total, report={"live": live})
 
     try:
         report = import_path(job.archive.path, source_name=job.original_filename,
@@ -72,5 +62,5 @@ def import_jobs_recent(limit: int = 20):
 
 
 def _finish(job_id: int, **fields) -> ImportJob:
-    ImportJob.objects.filter(pk=job_id).update(finished=timezone.now(), **fields)
+    job_finish(model=ImportJob, pk=job_id, **fields)
     return ImportJob.objects.get(pk=job_id)

@@ -32,7 +32,6 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 
-import psutil
 from playwright.async_api import async_playwright
 
 from .config import RendererConfig
@@ -127,15 +126,6 @@ class RenderPool:
 
     def render(self, code: str, seed: int = 0) -> PageRun:
         return self._call(self._render(code, seed))
-
-    def kill_browsers_for_test(self) -> None:
-        """Kill every browser process, as a crash would (recovery tests)."""
-        self._call(self._kill_processes())
-
-    def kill_renderers_for_test(self) -> int:
-        """Kill every page's renderer process from outside, as the kernel's
-        OOM killer would (recovery tests); returns how many."""
-        return self._call(self._kill_processes(renderers=True))
 
     def close(self) -> None:
         if self._closed:
@@ -310,32 +300,6 @@ class RenderPool:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 10.0)
         self._idle.put(sandbox)
-
-    async def _kill_processes(self, renderers: bool = False) -> int:
-        """Kill this pool's browser processes (their command line names the
-        page server's port), or the renderer processes below them."""
-        marker = f"127.0.0.1:{self._server.port}"
-        targets: dict[int, psutil.Process] = {}
-        for proc in psutil.Process().children(recursive=True):
-            try:
-                if not any(marker in arg for arg in proc.cmdline()):
-                    continue
-                if not renderers:
-                    targets[proc.pid] = proc
-                    continue
-                for child in proc.children(recursive=True):
-                    if "--type=renderer" in child.cmdline():
-                        targets[child.pid] = child
-            except psutil.Error:
-                pass
-        killed = 0
-        for proc in targets.values():
-            try:
-                proc.kill()
-                killed += 1
-            except psutil.Error:
-                pass
-        return killed
 
     async def _stop(self) -> None:
         self._stopping = True

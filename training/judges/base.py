@@ -60,9 +60,20 @@ class Picture:
 
 
 class JudgeBackend:
-    """Base class: answers nothing (None) and says so once per question."""
+    """Base class of judge and scorer backends: answers nothing (None) and
+    says so once per question.
+
+    A backend is listed by dotted path in PAINTRL_JUDGE_BACKENDS (settings)
+    and chosen by a Judge row's key there (training.judges.registry). A
+    subclass sets `label` (the admin's name for it) and `questions`, answers
+    those questions, and overrides `from_judge` when a Judge row configures
+    it (an endpoint, a model, a timeout). Answers of a `cacheable` backend go
+    through the database cache (training.judges.cache).
+    """
 
     key = "none"
+    # What the admin's select calls it.
+    label = ""
     # Whether answers are worth caching in the database (slow or paid backends).
     cacheable = False
     # The questions (PREFERENCE_Q, COMPARE_Q, RATE_Q) this backend answers.
@@ -70,6 +81,13 @@ class JudgeBackend:
 
     def __init__(self):
         self.notices: list[str] = []
+
+    @classmethod
+    def from_judge(cls, judge) -> JudgeBackend:
+        """The backend a `training.models.Judge` row configures; raises
+        JudgeUnavailable when it cannot answer anything. The base reads no
+        field of the row."""
+        return cls()
 
     def notice(self, text: str) -> None:
         if text not in self.notices:

@@ -37,6 +37,7 @@ MAX_RESPONSE_BYTES = 1_000_000
 
 
 class HPSv3Judge(JudgeBackend):
+    label = "HPSv3 service"
     cacheable = True
     questions = frozenset({PREFERENCE_Q, COMPARE_Q})
 
@@ -49,6 +50,28 @@ class HPSv3Judge(JudgeBackend):
         # Even, so that a compared pair is never split across two batches.
         self.batch_size = max(2, int(batch_size) // 2 * 2)
         self.key = f"hpsv3@{self.url}"
+
+    @classmethod
+    def from_judge(cls, judge) -> JudgeBackend:
+        """The HPSv3 judge a `training.models.Judge` row configures (its base
+        URL, or PAINTRL_HPSV3_URL); where neither is set, the default backend
+        (the local reward model) with a notice that says so. JudgeUnavailable
+        when neither can answer."""
+        from django.conf import settings
+
+        url = judge.base_url or settings.PAINTRL_HPSV3_URL
+        if url:
+            return cls(url, timeout_s=judge.timeout_s)
+        from .registry import DEFAULT_BACKEND, backend_class
+
+        try:
+            backend = backend_class(DEFAULT_BACKEND).from_judge(judge)
+        except JudgeUnavailable as error:
+            raise JudgeUnavailable(f"HPSv3 is not configured (set PAINTRL_HPSV3_URL, see "
+                                   f"scripts/hpsv3_service.py) and the local fallback has "
+                                   f"{error}") from error
+        backend.notice(NOT_CONFIGURED)
+        return backend
 
     def scores(self, pictures: Sequence[Picture], prompts: Sequence[str]) -> list[float | None]:
         """HPSv3 scores, batch_size pictures a request; None for a batch the
@@ -104,30 +127,6 @@ class HPSv3Judge(JudgeBackend):
                     f"cannot rate {criterion}: choose a vision judge (OpenAI-compatible) "
                     "as the judge")
         return super()._no_answer(question, criterion)
-
-
-def hpsv3_or_fallback(judge) -> JudgeBackend:
-    """The HPSv3 judge a `training.models.Judge` row configures (its base
-    URL, or PAINTRL_HPSV3_URL), cached; where neither is set, the local
-    reward model with a notice that says so. JudgeUnavailable when neither
-    can answer."""
-    from django.conf import settings
-
-    from .cache import CachedJudge
-
-    url = judge.base_url or settings.PAINTRL_HPSV3_URL
-    if url:
-        return CachedJudge(HPSv3Judge(url, timeout_s=judge.timeout_s))
-    from .local import LocalRewardModelJudge
-
-    try:
-        backend = LocalRewardModelJudge()
-    except JudgeUnavailable as error:
-        raise JudgeUnavailable(f"HPSv3 is not configured (set PAINTRL_HPSV3_URL, see "
-                               f"scripts/hpsv3_service.py) and the local fallback has {error}") \
-            from error
-    backend.notice(NOT_CONFIGURED)
-    return backend
 
 
 def _error_text(error: urllib.error.HTTPError) -> str:

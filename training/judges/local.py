@@ -31,12 +31,13 @@ NO_ADHERENCE = ("the local reward model never sees the prompt, so it cannot judg
 
 
 class LocalRewardModelJudge(JudgeBackend):
+    label = "Local reward model"
     cacheable = False
     questions = frozenset({PREFERENCE_Q, COMPARE_Q, RATE_Q})
 
     def __init__(self, reward_model=None):
         super().__init__()
-        from pool.reward.services import reward_model_active
+        from pool.reward.selectors import reward_model_active
 
         self.reward_model = reward_model or reward_model_active()
         if self.reward_model is None:

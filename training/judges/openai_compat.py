@@ -102,6 +102,7 @@ def api_key_env_problem(name: str) -> str | None:
 
 
 class OpenAICompatibleJudge(JudgeBackend):
+    label = "OpenAI-compatible vision endpoint"
     cacheable = True
     questions = frozenset({PREFERENCE_Q, COMPARE_Q, RATE_Q})  # any criterion: it reads the prompt
 

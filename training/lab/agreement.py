@@ -1,8 +1,9 @@
 """How far does a judge agree with the curators?
 
-On renders curators graded (people's grades; the simulated curator's only
-when there are no human grades, and then it says so), each render's grade is
-the mean of its grades (nope 0, okay 1, love 2). Two figures:
+On renders curators graded (the grades rating.sources counts: people's, or
+the simulated curator's only while no person has graded anything, and then
+it says so), each render's grade is the mean of its grades (nope 0, okay 1,
+love 2). Two figures:
 - pairwise accuracy: over pairs of renders with different grades, how often
   the judge's compare() prefers the better-graded one (ties count half);
   chance is 0.5;
@@ -21,13 +22,13 @@ from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from rating.models import Grade
+from rating.sources import SIMULATED_SOURCES, grade_sources
 
 from ..judges import JudgeUnavailable, Picture, judge_backend
 from ..models import Judge
 
 MAX_RENDERS = 200
 MAX_PAIRS = 200
-HUMAN_SOURCES = (Grade.Source.APP, Grade.Source.IMPORT)
 
 
 def judge_agreement_measure(*, judge: Judge, max_renders: int = MAX_RENDERS,
@@ -84,22 +85,24 @@ def _held_out_ids(backend) -> set[int] | None:
 
 
 def _graded_renders(only: set[int] | None) -> tuple[dict[int, tuple[float, str, str]], str]:
-    """render id -> (mean grade, png path, prompt), from people's grades if
-    there are any, else the simulated curator's."""
-    for sources, label in ((HUMAN_SOURCES, "people"), ((Grade.Source.SIMULATED,), "simulated")):
-        grades = Grade.objects.filter(source__in=sources, render__status="ok") \
-            .exclude(render__png="")
-        if only is not None:
-            grades = grades.filter(render_id__in=only)
-        rows = grades.values_list("render_id", "value", "render__png", "render__sketch__prompt")
-        collected: dict[int, list] = {}
-        for render_id, value, png, prompt in rows:
-            entry = collected.setdefault(render_id, [[], png, prompt])
-            entry[0].append(Grade.ORDINAL[value])
-        if collected:
-            return {pk: (sum(v) / len(v), png, prompt)
-                    for pk, (v, png, prompt) in collected.items()}, label
-    return {}, "none"
+    """render id -> (mean grade, png path, prompt) from the grades that count,
+    and whose they are ("people", "simulated", or "none" when no render has
+    any). Which grades count is decided over every grade, not only these
+    renders: once a person has graded, the simulated curator's never stand in
+    (rating.sources)."""
+    sources = grade_sources()
+    grades = Grade.objects.filter(source__in=sources, render__status="ok").exclude(render__png="")
+    if only is not None:
+        grades = grades.filter(render_id__in=only)
+    rows = grades.values_list("render_id", "value", "render__png", "render__sketch__prompt")
+    collected: dict[int, list] = {}
+    for render_id, value, png, prompt in rows:
+        entry = collected.setdefault(render_id, [[], png, prompt])
+        entry[0].append(Grade.ORDINAL[value])
+    if not collected:
+        return {}, "none"
+    label = "simulated" if sources == SIMULATED_SOURCES else "people"
+    return {pk: (sum(v) / len(v), png, prompt) for pk, (v, png, prompt) in collected.items()}, label
 
 
 def spearman(x, y) -> float | None:

@@ -6,6 +6,7 @@ from django import forms
 from pool.models import PoolSnapshot
 from sketches.models import Sketch
 
+from ..judges import DEFAULT_BACKEND
 from ..models import Judge, Replay, Rubric, TrainingRun
 from .selection import ReplaySelection
 
@@ -53,7 +54,7 @@ class ReplayForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        local = Judge.objects.filter(backend=Judge.Backend.LOCAL).first()
+        local = Judge.objects.filter(backend=DEFAULT_BACKEND).first()
         presets = {r.name: r for r in Rubric.objects.filter(preset=True)}
         self.fields["rubric"].initial = presets.get("v2")
         self.fields["compare_rubric"].initial = presets.get("v1")

@@ -25,35 +25,36 @@ def replay_columns(replay: Replay) -> list[dict]:
             for rubric in (replay.results or {}).get("rubrics", [])]
 
 
-def diagnostics_column(label: str, d: dict) -> dict:
+def diagnostics_column(label: str, diagnosis: dict) -> dict:
     """A diagnosis as templates/training/_diagnostics.html shows it: findings in
     words, the signal table and three charts."""
-    names = [s["name"] for s in d["signals"]]
+    signals, correlation = diagnosis["signals"], diagnosis["correlation"]
+    histogram = diagnosis["advantages"]["histogram"]
     return {
         "label": label,
-        "d": d,
-        "findings": findings(d),
+        "diagnosis": diagnosis,
+        "findings": findings(diagnosis),
         "weights_chart": bars_svg(
-            names, {"nominal weight": [s["weight_share"] for s in d["signals"]],
-                    "effective share": [s["effective_share"] for s in d["signals"]]},
+            [s["name"] for s in signals],
+            {"nominal weight": [s["weight_share"] for s in signals],
+             "effective share": [s["effective_share"] for s in signals]},
             max_value=1.0, percent=True),
-        "correlation_chart": heatmap_svg(d["correlation"]["names"], d["correlation"]["matrix"]),
-        "advantage_chart": histogram_svg(d["advantages"]["histogram"]["edges"],
-                                         d["advantages"]["histogram"]["counts"],
+        "correlation_chart": heatmap_svg(correlation["names"], correlation["matrix"]),
+        "advantage_chart": histogram_svg(histogram["edges"], histogram["counts"],
                                          x_label="GRPO advantage"),
     }
 
 
-def findings(d: dict) -> list[str]:
+def findings(diagnosis: dict) -> list[str]:
     """The diagnosis in sentences: redundant clusters, saturated and dead
     signals, missing values, and groups that teach nothing."""
     out = []
-    by_name = {s["name"]: s for s in d["signals"]}
-    for cluster in _clusters([(p["a"], p["b"]) for p in d.get("redundant", [])]):
+    by_name = {s["name"]: s for s in diagnosis["signals"]}
+    for cluster in _clusters([(p["a"], p["b"]) for p in diagnosis.get("redundant", [])]):
         weight = sum(by_name[name]["weight_share"] for name in cluster)
         out.append(f"{_and(cluster)} move together (correlation ≥ threshold): one signal "
                    f"counted {len(cluster)} times, holding {weight:.0%} of the weight.")
-    for s in d["signals"]:
+    for s in diagnosis["signals"]:
         share = s.get("effective_share")
         weights = (f"weight {s['weight_share']:.0%}, effective share "
                    f"{'n/a' if share is None else format(share, '.0%')}")
@@ -76,7 +77,7 @@ def findings(d: dict) -> list[str]:
             out.append(f"{s['name']} could not be computed for {s['missing']} of "
                        f"{s['missing'] + s['n']} renders (None, not 0)"
                        f"{': they have no total' if costs else ''}.")
-    zero_groups = d["advantages"].get("zero_groups")
+    zero_groups = diagnosis["advantages"].get("zero_groups")
     if zero_groups:
         out.append(f"{zero_groups:.0%} of groups have identical totals: zero advantage, "
                    "no learning signal from them.")

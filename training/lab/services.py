@@ -6,7 +6,7 @@ batch's values are saved before the next begins, so a redelivered task
 scores only what is left. Diagnostics are computed from the stored values
 at the end, for each rubric.
 
-A signal the chosen judges can never answer (training.signals.signal_problem)
+A signal the chosen judges can never answer (training.reward_signals.signal_problem)
 would leave every render with no total: such a replay is refused, with the
 reason and the way out, unless the person chose to drop those signals; then
 each rubric's entry in `rubric_signals` records what was dropped and why,
@@ -17,21 +17,22 @@ import logging
 import time
 
 from django.db import transaction
-from django.utils import timezone
 
+from jobs.selectors import job_cancel_requested
+from jobs.services import Cancel, ProgressWriter, job_cancel, job_claim, job_finish
 from sketches.models import Render
 
 from ..diagnostics import rubric_diagnostics
 from ..models import Judge, Replay, ReplayItem, Rubric
 from ..presets import LOCAL_JUDGE
-from ..rubrics import RubricError, rubric_specs, signal_specs, specs_kept
-from ..signals import (
+from ..reward_signals import (
     rollout_from_render,
     signal_context_for,
     signals_compute,
     signals_unanswerable,
     unanswerable_text,
 )
+from ..rubrics import RubricError, rubric_specs, signal_specs, specs_kept
 from .selection import ReplaySelection, renders_select
 
 logger = logging.getLogger(__name__)
@@ -105,23 +106,16 @@ def replay_rubrics(rubrics: list[Rubric], *, judge: Judge, scorer: Judge, snapsh
     return entries
 
 
-def replay_cancel(*, replay: Replay) -> str:
-    """Ask a replay to stop after its current batch; a queued one stops at once."""
-    if replay.is_finished:
-        return f"{replay} has already finished ({replay.status})."
-    Replay.objects.filter(pk=replay.pk).update(cancel_requested=True)
-    if Replay.objects.filter(pk=replay.pk, status=Status.QUEUED).update(
-            status=Status.CANCELLED, finished=timezone.now(),
-            progress={**replay.progress, "stage": "cancelled"}):
-        return f"{replay} cancelled before it started."
-    return f"{replay} will stop after its current batch."
+def replay_cancel(*, replay: Replay) -> Cancel:
+    """Ask a replay to stop after its current batch; a queued one stops at
+    once (jobs.services.job_cancel)."""
+    return job_cancel(job=replay, stopping="will stop after its current batch")
 
 
 def replay_run(*, replay_id: int, on_progress=None) -> Replay:
     """Score a queued (or interrupted) replay to the end; ends done, failed
     or cancelled. `on_progress(dict)` sees each progress row."""
-    claimed = Replay.objects.filter(pk=replay_id, status__in=[Status.QUEUED, Status.RUNNING]) \
-        .update(status=Status.RUNNING, started=timezone.now(), error="")
+    claimed = job_claim(model=Replay, pk=replay_id)
     replay = Replay.objects.get(pk=replay_id)
     if not claimed:
         return replay  # finished already, or cancelled while queued
@@ -129,8 +123,8 @@ def replay_run(*, replay_id: int, on_progress=None) -> Replay:
         _score(replay, on_progress)
     except Exception as exc:  # recorded on the replay; the worker lives on
         logger.exception("replay %s failed", replay.pk)
-        Replay.objects.filter(pk=replay.pk).update(
-            status=Status.FAILED, finished=timezone.now(), error=f"{type(exc).__name__}: {exc}")
+        job_finish(model=Replay, pk=replay.pk, status=Status.FAILED,
+                   error=f"{type(exc).__name__}: {exc}")
     replay.refresh_from_db()
     return replay
 
@@ -144,10 +138,11 @@ def _score(replay: Replay, on_progress) -> None:
     pending = list(replay.items.filter(values={}).values_list("pk", flat=True))
     done = total - len(pending)
     started = time.monotonic()
+    writer = ProgressWriter(model=Replay, pk=replay.pk)
     for start in range(0, len(pending), BATCH):
-        if Replay.objects.filter(pk=replay.pk, cancel_requested=True).exists():
-            _finish(replay, Status.CANCELLED, notices,
-                    {"stage": "cancelled", "done": done, "total": total})
+        if job_cancel_requested(model=Replay, pk=replay.pk):
+            job_finish(model=Replay, pk=replay.pk, status=Status.CANCELLED, notices=notices,
+                       progress={"stage": "cancelled", "done": done, "total": total})
             return
         items = list(ReplayItem.objects.filter(pk__in=pending[start:start + BATCH])
                      .select_related("render__sketch"))
@@ -162,11 +157,12 @@ def _score(replay: Replay, on_progress) -> None:
         done += len(items)
         progress = {"stage": "scoring", "done": done, "total": total,
                     "elapsed_s": round(time.monotonic() - started, 1)}
-        Replay.objects.filter(pk=replay.pk).update(progress=progress, notices=notices)
+        writer.write(progress=progress, notices=notices)
         if on_progress is not None:
             on_progress(progress)
-    _finish(replay, Status.DONE, notices, {"stage": "done", "done": done, "total": total},
-            results=replay_results(replay))
+    job_finish(model=Replay, pk=replay.pk, status=Status.DONE, notices=notices,
+               progress={"stage": "done", "done": done, "total": total},
+               results=replay_results(replay))
 
 
 def entry_specs(entry: dict):
@@ -182,15 +178,6 @@ def replay_results(replay: Replay) -> dict:
     return {"rubrics": [{"label": entry["label"],
                          "diagnostics": rubric_diagnostics(entry_specs(entry), values, groups)}
                         for entry in replay.rubric_signals]}
-
-
-def _finish(replay: Replay, status: str, notices: list[str], progress: dict,
-            results: dict | None = None) -> None:
-    fields = {"status": status, "finished": timezone.now(), "notices": notices,
-              "progress": progress}
-    if results is not None:
-        fields["results"] = results
-    Replay.objects.filter(pk=replay.pk).update(**fields)
 
 
 def renders_of(replay: Replay):

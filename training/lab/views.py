@@ -52,7 +52,7 @@ def replay_detail(request, pk: int):
 @staff_required
 def replay_stop(request, pk: int):
     replay = get_object_or_404(Replay, pk=pk)
-    messages.info(request, replay_cancel(replay=replay))
+    messages.info(request, replay_cancel(replay=replay).message)
     return redirect("training:replay", pk)
 
 

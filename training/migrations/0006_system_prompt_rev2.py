@@ -2,7 +2,10 @@ from django.db import migrations
 
 
 def install(apps, schema_editor):
-    """Adds the allow-list's revision 2 (rows already there are left alone)."""
+    """Revision 2 of the allow-list, for a database that ran 0004 before revision 2
+    existed. 0004 calls this same installer, which installs every revision in
+    presets.SYSTEM_PROMPTS, so on a new database the rows are already there and
+    get_or_create leaves them alone."""
     from training.presets import training_presets_install
 
     training_presets_install(apps.get_model("training", "SystemPrompt"),

@@ -173,6 +173,16 @@ def policy_exists(out_dir: str | Path) -> bool:
     return (Path(out_dir) / "config.json").exists()
 
 
+def policy_record(out_dir: str | Path) -> dict:
+    """What the policy's build recorded (POLICY_RECORD): {} for a policy built
+    elsewhere, or a record that cannot be read."""
+    try:
+        record = json.loads((Path(out_dir) / POLICY_RECORD).read_text())
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
 def _check_target(out: Path, force: bool) -> None:
     """Refuse to replace a policy without `force`, and never replace a folder
     that holds something other than a policy."""

@@ -1,2 +1,3 @@
-"""GRPO training runs: the engine and services (services.py), the run pages (views.py,
-selectors.py, urls.py)."""
+"""GRPO training runs: the lifecycle (services.py), the worker's run body (worker.py) with
+the engine (engine.py) and its checkpoint folders (checkpoints.py), the run pages (views.py,
+selectors.py, presenters.py, urls.py); the GRPO settings (config.py)."""

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from django.utils import timezone
 from transformers import TrainerCallback
 
+from jobs.selectors import job_cancel_requested
+
 from ..models import TrainingRun, TrainingStep
 
 Status = TrainingRun.Status
@@ -56,7 +58,7 @@ class Lease:
         self._last = now
 
     def cancel_requested(self) -> bool:
-        return TrainingRun.objects.filter(pk=self.run_id, cancel_requested=True).exists()
+        return job_cancel_requested(model=TrainingRun, pk=self.run_id)
 
 
 @dataclass

@@ -1,5 +1,6 @@
 """Building the TRL GRPOTrainer for a run from its launched_config: the
-policy, the prompt dataset, the GRPOConfig and the reward function.
+policy, the prompt dataset, TRL's GRPOConfig (from the run's own
+config.GRPOConfig) and the reward function.
 
 One optimizer step is one generation batch: prompts_per_step groups of
 num_generations rollouts, generated once and trained on once
@@ -20,19 +21,21 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOConfig as TRLGRPOConfig
+from trl import GRPOTrainer
 
 from ..models import Judge
+from ..reward_signals import SignalContext, signal_context_for
 from ..rubrics import rubric_specs
-from ..signals import SignalContext, signal_context_for
 from . import conf
 from .callbacks import Lease, RunCallback, StepBook
+from .checkpoints import FINAL
+from .config import GRPOConfig
 from .rewards import RubricReward
 
 # TrainingRun.lr_schedule -> transformers' scheduler names (constant gets a warmup
 # variant when warmup_steps is set; linear and cosine warm up by themselves).
 SCHEDULES = {"constant": "constant", "linear": "linear", "cosine": "cosine"}
-LORA_PACKAGE = "peft==0.21.2"
 
 
 class EngineError(RuntimeError):
@@ -92,35 +95,35 @@ def prompt_rows(prompts: list[str], system: str, *, steps: int, per_step: int,
              "prompt_text": prompts[i]} for i in order[:steps * per_step]]
 
 
-def grpo_args(grpo: dict, *, output_dir: Path, device: str) -> GRPOConfig:
-    """GRPOConfig from the run's frozen GRPO settings (launched_config["grpo"])."""
+def grpo_args(grpo: GRPOConfig, *, output_dir: Path, device: str) -> TRLGRPOConfig:
+    """TRL's GRPOConfig from the run's frozen GRPO settings."""
     import torch
 
     cpu = device == "cpu"
     bf16 = not cpu and torch.cuda.is_bf16_supported()
-    schedule = SCHEDULES[grpo["lr_schedule"]]
-    if grpo["warmup_steps"] and schedule == "constant":
+    schedule = SCHEDULES[grpo.lr_schedule]
+    if grpo.warmup_steps and schedule == "constant":
         schedule = "constant_with_warmup"
-    return GRPOConfig(
+    return TRLGRPOConfig(
         output_dir=str(output_dir),
-        max_steps=grpo["max_steps"],
+        max_steps=grpo.max_steps,
         # One optimizer step = one generation batch of whole groups.
-        per_device_train_batch_size=grpo["prompts_per_step"] * grpo["num_generations"],
+        per_device_train_batch_size=grpo.batch_size,
         gradient_accumulation_steps=1,
         steps_per_generation=1,
         num_iterations=1,
-        num_generations=grpo["num_generations"],
+        num_generations=grpo.num_generations,
         shuffle_dataset=False,  # prompt_rows already ordered them by the run's seed
-        learning_rate=grpo["learning_rate"],
+        learning_rate=grpo.learning_rate,
         lr_scheduler_type=schedule,
-        warmup_steps=grpo["warmup_steps"],
-        max_completion_length=grpo["max_completion_length"],
-        temperature=grpo["temperature"],
-        scale_rewards=grpo["scale_rewards"],
-        beta=grpo["beta"],
-        seed=grpo["seed"],
+        warmup_steps=grpo.warmup_steps,
+        max_completion_length=grpo.max_completion_length,
+        temperature=grpo.temperature,
+        scale_rewards=grpo.scale_rewards,
+        beta=grpo.beta,
+        seed=grpo.seed,
         save_strategy="steps",
-        save_steps=grpo["save_steps"],
+        save_steps=grpo.save_steps,
         save_total_limit=conf.keep_checkpoints(),
         logging_steps=1,
         report_to="none",
@@ -133,13 +136,9 @@ def grpo_args(grpo: dict, *, output_dir: Path, device: str) -> GRPOConfig:
     )
 
 
-def lora_config(grpo: dict):
-    try:
-        from peft import LoraConfig
-    except ImportError as missing:
-        raise EngineError(f"LoRA needs the peft package ({LORA_PACKAGE}); it is not installed "
-                          "on this worker: install it, or launch the run without LoRA") from missing
-    rank = grpo["lora_rank"]
+def lora_config(rank: int):
+    from peft import LoraConfig  # pinned in requirements.txt; imported only for LoRA runs
+
     return LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0,
                       target_modules="all-linear", task_type="CAUSAL_LM")
 
@@ -149,7 +148,7 @@ def signal_context(config: dict, snapshot, notices: list[str]) -> SignalContext:
     and its signals are None (with a notice), never 0."""
     judges = {role: Judge.objects.get(pk=config[role]["id"]) for role in ("judge", "scorer")}
     return signal_context_for(judge=judges["judge"], scorer=judges["scorer"], snapshot=snapshot,
-                              seed=config["grpo"]["seed"], notices=notices)
+                              seed=GRPOConfig.from_launched(config).seed, notices=notices)
 
 
 def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None) -> Engine:
@@ -162,8 +161,8 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
     from ..policy import policy_load
 
     config = run.launched_config
-    grpo = config["grpo"]
-    device = device_choose(grpo["device"])
+    grpo = GRPOConfig.from_launched(config)
+    device = device_choose(grpo.device)
     threads = conf.torch_threads()
     if threads and device == "cpu":
         torch.set_num_threads(threads)
@@ -175,18 +174,18 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
     reward = RubricReward(
         run_id=run.pk, specs=rubric_specs(config["rubric"]["signals"], run.dropped_signals),
         context=context,
-        num_generations=grpo["num_generations"], scale_rewards=grpo["scale_rewards"],
-        seed=grpo["seed"], pool=pool, lease=lease, book=book)
-    callback = RunCallback(lease=lease, book=book, max_steps=grpo["max_steps"],
+        num_generations=grpo.num_generations, scale_rewards=grpo.scale_rewards,
+        seed=grpo.seed, pool=pool, lease=lease, book=book)
+    callback = RunCallback(lease=lease, book=book, max_steps=grpo.max_steps,
                            progress_extra=progress_extra)
     dataset = Dataset.from_list(prompt_rows(
-        config["prompts"], config["system_prompt"]["text"], steps=grpo["max_steps"],
-        per_step=grpo["prompts_per_step"], seed=grpo["seed"]))
+        config["prompts"], config["system_prompt"]["text"], steps=grpo.max_steps,
+        per_step=grpo.prompts_per_step, seed=grpo.seed))
     trainer = TimedGRPOTrainer(
         model=model, reward_funcs=reward, args=grpo_args(grpo, output_dir=output_dir,
                                                           device=device),
         train_dataset=dataset, processing_class=tokenizer, callbacks=[callback],
-        peft_config=lora_config(grpo) if grpo["lora"] else None)
+        peft_config=lora_config(grpo.lora_rank) if grpo.lora else None)
     trainer.step_book = book
     # The step rows are the record; the console printer would repeat every log
     # dict into the worker's output.
@@ -198,7 +197,7 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
 def final_policy_save(engine: Engine) -> Path:
     """The trained policy as a plain checkpoint folder (LoRA merged into the
     weights), so another run can name it as its base model."""
-    out = engine.output_dir / "final"
+    out = engine.output_dir / FINAL
     model = engine.trainer.accelerator.unwrap_model(engine.trainer.model)
     if hasattr(model, "merge_and_unload"):  # a peft model
         model = model.merge_and_unload()

@@ -29,8 +29,8 @@ from sketches.services import render_store, sketch_create
 
 from ..diagnostics import SPREAD_EPS, grpo_advantages
 from ..models import Rollout
+from ..reward_signals import SignalContext, rollout_from_outcome, signals_compute
 from ..rubrics import SignalSpec, rubric_total
-from ..signals import SignalContext, rollout_from_outcome, signals_compute
 from .callbacks import Lease, StepBook
 
 logger = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ def render_seed(run_seed: int, step: int, group: int) -> int:
 
 def group_key(run_id: int, step: int, group: int) -> str:
     """What the group's rollouts share in the draw of pairwise references
-    (training.signals.Rollout.group): the same references for each of them."""
+    (training.reward_signals.Rollout.group): the same references for each of them."""
     return f"run:{run_id}:{step}:group:{group}"
 
 

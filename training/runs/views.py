@@ -1,8 +1,8 @@
 """The training-run pages (staff only): the recent runs, and one run's page
 (progress, curves, diagnostics, rollouts per step), which polls itself while
 the run is live. Cancel and resume from the page need the permission to
-change runs, as in the admin. The run services are imported when called:
-they load the trainer's world, which the pages do not need."""
+change runs, as in the admin; the page offers them where
+services.run_actions allows."""
 from __future__ import annotations
 
 from django.contrib import messages
@@ -13,7 +13,8 @@ from django.views.decorators.http import require_GET, require_POST
 from sketches.access import staff_required
 
 from ..models import TrainingRun
-from . import selectors
+from . import presenters, selectors
+from .services import RunError, run_actions, run_cancel, run_resume, run_stalled
 
 CHANGE_PERMISSION = "training.change_trainingrun"
 
@@ -21,7 +22,7 @@ CHANGE_PERMISSION = "training.change_trainingrun"
 @require_GET
 @staff_required
 def runs(request):
-    context = {"runs": selectors.runs_recent(), "policy": selectors.builtin_policy_state()}
+    context = {"runs": presenters.runs_list(), "policy": presenters.builtin_policy_state()}
     if request.htmx and request.headers.get("HX-Target") == "policy-state":
         return render(request, "training/runs.html#policy-state", context)
     return render(request, "training/runs.html", context)
@@ -30,18 +31,16 @@ def runs(request):
 @require_GET
 @staff_required
 def run_detail(request, pk: int):
-    from .services import run_stalled
-
     run = get_object_or_404(TrainingRun.objects.select_related(
         "rubric", "prompt_set", "system_prompt", "snapshot", "judge", "scorer", "parent",
         "created_by"), pk=pk)
-    context = {"run": run, "stalled": run_stalled(run),
+    context = {"run": run, "stalled": run_stalled(run), "actions": run_actions(run),
                "can_change": request.user.has_perm(CHANGE_PERMISSION),
-               **selectors.run_page(run, step=request.GET.get("step"))}
+               **presenters.run_page(run, step=request.GET.get("step"))}
     if request.htmx:
         return render(request, "training/run.html#run-body", context)
-    context.update(policy=selectors.run_policy(run),
-                   settings_summary=selectors.run_settings_summary(run),
+    context.update(policy=presenters.run_policy(run),
+                   settings_summary=presenters.run_settings_summary(run),
                    system_prompt_text=selectors.run_system_prompt_text(run))
     return render(request, "training/run.html", context)
 
@@ -49,11 +48,9 @@ def run_detail(request, pk: int):
 @require_POST
 @staff_required
 def run_stop(request, pk: int):
-    from .services import RunError, run_cancel
-
     run = _changeable_run(request, pk)
     try:
-        messages.info(request, run_cancel(run=run))
+        messages.info(request, run_cancel(run=run).message)
     except RunError as error:
         messages.error(request, str(error))
     return redirect("training:run", pk)
@@ -62,8 +59,6 @@ def run_stop(request, pk: int):
 @require_POST
 @staff_required
 def run_restart(request, pk: int):
-    from .services import RunError, run_resume
-
     run = _changeable_run(request, pk)
     try:
         run = run_resume(run=run)

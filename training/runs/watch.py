@@ -35,7 +35,7 @@ MARGIN = 0.10
 # Unavailable renders and rollouts with no total above this share warn at once:
 # a quarter of the batch without a reward is a quarter GRPO cannot learn from.
 CEILING = 0.25
-TABLE_STEPS = 10  # the table shows this many of the latest steps
+TABLE_STEPS = 10  # step tables (this one and the run page's) show the latest this many
 
 ALL = "all"  # a share of every rollout of the step
 JUDGED = "judged"  # a share of those whose render had a verdict (not unavailable)

@@ -3,8 +3,8 @@ reward model: those it has not scored yet (renders finished after it was
 activated), or every finished render with --all."""
 from django.core.management.base import BaseCommand, CommandError
 
-from pool.reward import services
 from pool.reward.scoring import model_label, renders_score
+from pool.reward.selectors import reward_model_active
 from sketches.models import Render
 
 
@@ -15,7 +15,7 @@ class Command(BaseCommand):
         parser.add_argument("--all", action="store_true", help="score every finished render")
 
     def handle(self, *args, all, **options):
-        active = services.reward_model_active()
+        active = reward_model_active()
         if active is None:
             raise CommandError("no reward model is active: train one with "
                                "`train_reward_model --activate` or activate one in the admin")

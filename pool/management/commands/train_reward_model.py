@@ -7,9 +7,9 @@ from django.core.management.base import BaseCommand, CommandError
 from pool.models import RewardModel
 from pool.reward import services
 from pool.reward.config import KINDS, TrainConfig
-from pool.reward.data import SOURCE_CHOICES
 from pool.reward.metrics import evidence_warning, interval_text
 from pool.reward.scoring import renders_score
+from rating.sources import SOURCE_CHOICES
 
 
 class Command(BaseCommand):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 
 from pool.models import PoolSnapshot
+from training.judges import DEFAULT_BACKEND
 from training.models import Judge, PromptSet, Rubric, SystemPrompt
 
 from .common import IMPORTED, RUN_FILE, TransferError
@@ -112,7 +113,7 @@ def judge(ref, role: str, notices: list[str]) -> Judge:
     copy_name = _imported_name(ref["name"], 80)
     found = Judge.objects.filter(name=copy_name).first()
     if found is None:
-        found = Judge(name=copy_name, backend=ref.get("backend") or Judge.Backend.LOCAL,
+        found = Judge(name=copy_name, backend=ref.get("backend") or DEFAULT_BACKEND,
                       model=ref.get("model") or "")
         try:
             found.full_clean()

@@ -1,6 +1,6 @@
-"""Signal values for a batch of rollouts: the rubric's kinds (training.rubrics)
-computed once per distinct computation, in batches, so a judge scores or
-compares a whole batch at once.
+"""Reward signals: the values of a rubric's signals (training.rubrics) for a
+batch of rollouts, each distinct computation done once and in batches, so a
+judge scores or compares a whole batch at once.
 
 Who is to blame decides between 0 and None. A sketch the gate rejected made
 no picture: it scores 0 on every picture signal (it loses every comparison).

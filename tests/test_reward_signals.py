@@ -18,8 +18,7 @@ from training.judges.hpsv3 import HPSv3Judge
 from training.judges.local import LocalRewardModelJudge
 from training.judges.openai_compat import OpenAICompatibleJudge
 from training.models import Judge
-from training.rubrics import PRESETS, rubric_total, signal_specs
-from training.signals import (
+from training.reward_signals import (
     Rollout,
     SignalContext,
     approx_tokens,
@@ -29,6 +28,7 @@ from training.signals import (
     signals_compute,
     signals_unanswerable,
 )
+from training.rubrics import PRESETS, rubric_total, signal_specs
 
 
 def values_of(signals, rollouts, context=None):

@@ -1,0 +1,135 @@
+"""One reward-model training job's steps, between its claim and its finish
+(services.reward_model_train): read the graded set, decode the renders, fit a
+scorer, measure it on the held-out split. Progress is written as it goes and
+the cancel flag read between epochs; what the job ends with is the caller's
+to store.
+
+Torch loads only here, inside run(): importing the module costs nothing."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from jobs.selectors import job_cancel_requested
+from jobs.services import ProgressWriter
+from pool.models import RewardModel
+from rating.sources import SIMULATED_SOURCE
+
+from .conf import backbone_path, feature_cache_dir, torch_threads
+from .config import BACKBONE, TrainConfig
+from .data import TEST, TRAIN, VALIDATION, graded_set_from_db
+from .metrics import evaluate, grade_boundaries, pairwise_accuracy
+
+# Keys of RewardModel.config about the job rather than the training.
+JOB_OPTIONS = ("activate",)
+
+
+@dataclass(frozen=True)
+class Trained:
+    """What a job that ran to the end produced."""
+
+    weights: bytes  # the scorer, as scorer.to_bytes()
+    metrics: dict  # JSON-safe
+    training_data: dict  # GradedSet.summary(): the renders and grades it saw
+
+
+class TrainingJob:
+    """reward_model_train's steps, sharing the job row and its progress."""
+
+    def __init__(self, reward_model: RewardModel, on_progress=None):
+        self.reward_model = reward_model
+        self.on_progress = on_progress
+        self.last_progress: dict = {}
+        self._writer = ProgressWriter(model=RewardModel, pk=reward_model.pk)
+
+    def progress(self, values: dict, *, force: bool = False) -> None:
+        self.last_progress = values
+        if self.on_progress is not None:
+            self.on_progress(values)
+        self._writer.write(force=force, progress=values)
+
+    def cancel_requested(self) -> bool:
+        return job_cancel_requested(model=RewardModel, pk=self.reward_model.pk)
+
+    def run(self) -> Trained:
+        """Train and measure; train.TrainingCancelled when asked to stop."""
+        import torch
+
+        from .train import TrainingCancelled, fit, new_scorer
+
+        if self.cancel_requested():
+            raise TrainingCancelled(0)
+        options = {k: v for k, v in self.reward_model.config.items() if k not in JOB_OPTIONS}
+        config = TrainConfig.from_dict(options)
+        graded = graded_set_from_db(sources=config.sources, split_config=config.split_config())
+        parts = graded.check_trainable()
+        scorer = new_scorer(config, backbone_path() if config.model == BACKBONE else None)
+        images = self._decode(graded, scorer.image_size)
+        grades = torch.from_numpy(graded.grades())
+        split = {name: torch.tensor(parts[name]) for name in (TRAIN, VALIDATION, TEST)}
+        result = fit(scorer, train_images=images[split[TRAIN]],
+                     train_grades=grades[split[TRAIN]],
+                     validation_images=images[split[VALIDATION]],
+                     validation_grades=grades[split[VALIDATION]], config=config,
+                     on_epoch=self._on_epoch, should_stop=self.cancel_requested,
+                     threads=torch_threads())
+        metrics = {**_measured(scorer.score(images).numpy(), grades.numpy(),
+                               {name: part.numpy() for name, part in split.items()}),
+                   "best_epoch": result.best_epoch, "epochs_run": result.epochs_run,
+                   "stopped_by": result.stopped_by, "train_seconds": round(result.seconds, 1),
+                   "simulated_grades": SIMULATED_SOURCE in graded.sources,
+                   "history": result.history}
+        return Trained(weights=scorer.to_bytes(), metrics=_json_safe(metrics),
+                       training_data=graded.summary())
+
+    def _decode(self, graded, image_size: int):
+        from .features import load_images
+
+        total = len(graded.items)
+        self.progress({"stage": "decoding renders", "done": 0, "total": total}, force=True)
+        return load_images(
+            [item.png_path for item in graded.items], image_size,
+            cache_dir=feature_cache_dir(),
+            on_progress=lambda done, n: self.progress(
+                {"stage": "decoding renders", "done": done, "total": n}))
+
+    def _on_epoch(self, report) -> None:
+        """train.fit's report of each epoch (an EpochReport), as progress."""
+        self.progress({"stage": "training", "epoch": report.epoch,
+                       "max_epochs": report.max_epochs,
+                       "percent": int(100 * report.epoch / report.max_epochs),
+                       "train_loss": round(report.train_loss, 4),
+                       "validation_accuracy": round(report.validation_accuracy, 4),
+                       "best_epoch": report.best_epoch,
+                       "best_accuracy": round(report.best_accuracy, 4),
+                       "elapsed_s": round(report.elapsed_s, 1)},
+                      force=report.epoch == report.max_epochs)
+
+
+def _measured(scores, grades, split: dict) -> dict:
+    """How well the scores order the grades, per split; and the grade
+    boundaries the queue's order uses."""
+    train, validation, test = split[TRAIN], split[VALIDATION], split[TEST]
+    seen = np.concatenate([train, validation])
+    return {
+        "heldout_pairwise_accuracy": pairwise_accuracy(scores[test], grades[test]),
+        "test": evaluate(scores[test], grades[test]),
+        "validation_pairwise_accuracy": pairwise_accuracy(scores[validation],
+                                                          grades[validation]),
+        "train_pairwise_accuracy": pairwise_accuracy(scores[train], grades[train]),
+        # From the renders it learnt from, not the test split: the queue's order uses them.
+        "boundaries": grade_boundaries(scores[seen], grades[seen]),
+    }
+
+
+def _json_safe(value):
+    """NaN (a split with no pairs) as None: JSON has no NaN, and PostgreSQL refuses it."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    return value

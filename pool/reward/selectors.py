@@ -1,0 +1,38 @@
+"""Reads about reward models: the active one, and the grading queue's "most
+informative first" order, which reads its scores."""
+from __future__ import annotations
+
+from django.db.models import Case, F, FloatField, QuerySet, Value, When
+from django.db.models.functions import Abs, Least
+
+from pool.models import RewardModel
+from sketches.models import Render
+
+from .scoring import model_label
+
+
+def reward_model_active() -> RewardModel | None:
+    return RewardModel.objects.filter(active=True).first()
+
+
+def informative_order(renders: QuerySet[Render]) -> QuerySet[Render] | None:
+    """"Most informative first" for the grading queue
+    (settings.PAINTRL_INFORMATIVE_ORDER): renders whose active-model score
+    lies nearest a grade boundary (nope|okay or okay|love) first, since those
+    are the grades the model is least sure of; renders it has not scored
+    come last, newest first. None while no model is active, which hides the
+    option."""
+    active = RewardModel.objects.filter(active=True).only("pk", "version", "metrics").first()
+    if active is None:
+        return None
+    boundaries = list((active.metrics or {}).get("boundaries", {}).values())
+    if not boundaries:
+        return None
+    distances = [Abs(F("taste_score") - Value(float(b), output_field=FloatField()))
+                 for b in boundaries]
+    nearest = distances[0] if len(distances) == 1 else Least(*distances)
+    # Scores from another version sit on another scale: treat them as unscored.
+    uncertainty = Case(When(taste_model=model_label(active), then=nearest), default=None,
+                       output_field=FloatField())
+    return renders.annotate(taste_uncertainty=uncertainty).order_by(
+        F("taste_uncertainty").asc(nulls_last=True), "-created", "-pk")

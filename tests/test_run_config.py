@@ -1,0 +1,121 @@
+"""A run's GRPO settings as one object (training/runs/config.py) and the run
+settings read from Django's (training/runs/conf.py): the checks name their
+values and are all reported at once, a stored config round-trips and refuses
+what it does not know, the object is ordered as the admin's GRPO fieldset,
+and the engine's TRL config is built from it."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from training.models import TrainingRun
+from training.runs import conf
+from training.runs.config import GRPOConfig, GRPOConfigError
+
+
+def settings_of(**changes) -> dict:
+    """A new run's GRPO settings (TrainingRun's defaults), with `changes`."""
+    return {**GRPOConfig.from_run(TrainingRun()).to_dict(), **changes}
+
+
+class TestChecks:
+    def test_a_new_runs_defaults_are_valid_and_round_trip(self):
+        config = GRPOConfig.from_run(TrainingRun())
+        assert GRPOConfig.from_dict(config.to_dict()) == config
+        assert config.batch_size == config.num_generations * config.prompts_per_step
+
+    def test_a_check_relating_two_settings_names_both_values(self):
+        with pytest.raises(GRPOConfigError, match=r"warmup_steps \(9\) exceeds max_steps \(4\)"):
+            GRPOConfig(**settings_of(warmup_steps=9, max_steps=4))
+
+    def test_every_problem_is_reported_at_once(self):
+        with pytest.raises(GRPOConfigError) as error:
+            GRPOConfig(**settings_of(num_generations=1, learning_rate=0.0, beta=-1.0,
+                                     save_steps=0, temperature=float("nan")))
+        assert len(error.value.problems) == 5
+        for expected in ("num_generations is 1", "learning_rate must be positive, got 0.0",
+                         "beta must be 0 or more, got -1.0", "save_steps must be at least 1, "
+                         "got 0", "temperature must be positive, got nan"):
+            assert expected in str(error.value)
+
+    def test_lora_rank_is_checked_only_for_a_lora_run(self):
+        GRPOConfig(**settings_of(lora=False, lora_rank=0))
+        with pytest.raises(GRPOConfigError, match="lora_rank must be at least 1.*got 0"):
+            GRPOConfig(**settings_of(lora=True, lora_rank=0))
+
+    def test_a_choice_outside_the_runs_choices_is_refused(self):
+        with pytest.raises(GRPOConfigError, match="device must be one of auto, cpu, cuda, "
+                                                  "got 'tpu'"):
+            GRPOConfig(**settings_of(device="tpu"))
+
+    def test_the_object_is_frozen(self):
+        config = GRPOConfig.from_run(TrainingRun())
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            config.max_steps = 1
+
+
+class TestStoredConfig:
+    def test_unknown_and_missing_settings_are_refused_not_filled_in(self):
+        values = settings_of(vibes=1)
+        del values["learning_rate"]
+        with pytest.raises(GRPOConfigError, match=r"unknown \['vibes'\], missing "
+                                                  r"\['learning_rate'\]"):
+            GRPOConfig.from_dict(values)
+
+    def test_a_launched_run_is_read_from_its_launched_config_not_its_fields(self):
+        run = TrainingRun(max_steps=30, launched_config={"grpo": settings_of(max_steps=7)})
+        assert GRPOConfig.from_launched(run.launched_config).max_steps == 7
+
+
+class TestGrouping:
+    def test_the_admins_grpo_fieldset_is_the_configs_fields_each_a_run_field(self):
+        from training.admin.runs import RUN_SETTINGS
+        from training.models import TrainingRun
+
+        grpo = dict(RUN_SETTINGS)["GRPO"]["fields"]
+        assert tuple(grpo) == GRPOConfig.names()
+        # Each is a field of the run the config is built from (from_run reads them).
+        assert set(grpo) <= {field.name for field in TrainingRun._meta.get_fields()}
+
+    def test_a_launch_freezes_and_a_clone_copies_exactly_these_fields(self):
+        from training.runs.services import GRPO_FIELDS
+
+        assert GRPO_FIELDS == GRPOConfig.names()
+
+
+class TestTrainerArguments:
+    def test_trls_config_is_built_from_the_runs_settings(self, tmp_path):
+        from training.runs.engine import grpo_args
+
+        config = GRPOConfig(**settings_of(num_generations=4, prompts_per_step=3, max_steps=10,
+                                          warmup_steps=2, lr_schedule="constant",
+                                          learning_rate=1e-4, save_steps=5, seed=11))
+        args = grpo_args(config, output_dir=tmp_path, device="cpu")
+        assert args.per_device_train_batch_size == 12 and args.num_generations == 4
+        assert args.max_steps == 10 and args.learning_rate == 1e-4 and args.seed == 11
+        # A constant schedule with warmup takes transformers' warmup variant.
+        assert args.lr_scheduler_type == "constant_with_warmup"
+        assert args.warmup_steps == 2 and args.save_steps == 5
+        assert args.save_total_limit == conf.keep_checkpoints()
+
+
+class TestRunSettings:
+    def test_values_come_from_django_settings(self, settings):
+        settings.PAINTRL_RUN_STALE_S = 90
+        settings.PAINTRL_RUN_KEEP_CHECKPOINTS = 3
+        settings.PAINTRL_RUN_THREADS = 0
+        assert conf.stale_s() == 90.0 and conf.keep_checkpoints() == 3
+        assert conf.torch_threads() is None  # 0: torch's default
+
+    @pytest.mark.parametrize("name, value", [("PAINTRL_RUN_STALE_S", 0),
+                                             ("PAINTRL_RUN_KEEP_CHECKPOINTS", 0),
+                                             ("PAINTRL_RUN_THREADS", -1)])
+    def test_a_bad_value_is_improperly_configured(self, settings, name, value):
+        setattr(settings, name, value)
+        read = {"PAINTRL_RUN_STALE_S": conf.stale_s,
+                "PAINTRL_RUN_KEEP_CHECKPOINTS": conf.keep_checkpoints,
+                "PAINTRL_RUN_THREADS": conf.torch_threads}[name]
+        with pytest.raises(ImproperlyConfigured, match=name):
+            read()

@@ -1,0 +1,186 @@
+"""What the run pages and the admin show, shaped for the templates: a run's
+progress in words, its settings in one line, its page (state, curves, the
+replay lab's diagnostics on its own rollouts, the hacking watch, the rollouts
+of one step, best and worst of each group), and the built-in policy's state.
+The reads are in selectors.py, the curves in training/charts.py."""
+from __future__ import annotations
+
+from django.conf import settings
+
+from sketches.gate import UNKNOWN_BRUSH_METHOD
+
+from ..charts import run_charts
+from ..diagnostics import rubric_diagnostics
+from ..lab.selectors import diagnostics_column
+from ..models import Rollout, TrainingRun
+from ..policy import builtin_policy_dir
+from ..policy.build import policy_exists, policy_record
+from ..policy.build_status import build_status
+from ..rubrics import RubricError, SignalSpec
+from . import selectors
+from .watch import TABLE_STEPS, run_watch
+
+# --- progress --------------------------------------------------------------------------------
+
+def run_progress(run: TrainingRun, last_step: int | None = None) -> dict:
+    """Where the run has got to, from the worker's progress {step, max_steps, eta_s,
+    last_step_s} (or, before the worker has written any, the steps stored)."""
+    progress = run.progress or {}
+    max_steps = progress.get("max_steps") or run.max_steps or 1
+    step = progress.get("step")
+    if step is None:
+        step = last_step if last_step is not None else getattr(run, "last_step", None) or 0
+    fraction = 1.0 if run.status == TrainingRun.Status.DONE else min(step / max_steps, 1.0)
+    eta_s = None if run.is_finished else progress.get("eta_s")
+    return {"step": step, "max_steps": max_steps, "fraction": fraction,
+            "percent": round(fraction * 100), "eta": duration_text(eta_s),
+            "last_step": duration_text(progress.get("last_step_s")),
+            "stage": "" if run.is_finished else progress.get("stage", ""),
+            "notices": progress.get("notices") or []}
+
+
+def duration_text(seconds: float | None) -> str:
+    """45 -> "45 s", 200 -> "3 min 20 s", 3900 -> "1 h 5 min"; None -> ""."""
+    if seconds is None:
+        return ""
+    seconds = max(0, round(float(seconds)))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds} s" if seconds else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+
+
+def runs_list(limit: int = selectors.RECENT) -> list[TrainingRun]:
+    """The recent runs, each with its progress as `state`."""
+    runs = selectors.runs_recent(limit)
+    for run in runs:
+        run.state = run_progress(run)
+    return runs
+
+
+def builtin_policy_state() -> dict:
+    """The built-in policy for the runs page: ready (with what its build
+    measured), being built (share done, ETA, phase), or missing, failed or
+    stopped (with the command that builds it)."""
+    path = builtin_policy_dir()
+    state = {"path": path, "ready": policy_exists(path), "build": build_status(path)}
+    if state["ready"]:
+        record = policy_record(path)
+        state["parameters"] = record.get("parameters")
+        state["evaluation"] = record.get("evaluation") or {}
+    elif state["build"] is not None:
+        state["eta"] = duration_text(state["build"].eta_s)
+        state["percent"] = round(state["build"].done * 100)
+    return state
+
+
+# --- the run page's header -------------------------------------------------------------------
+
+def run_policy(run: TrainingRun) -> str:
+    return run.base_model or f"built-in tiny policy ({settings.PAINTRL_POLICY_DIR})"
+
+
+def run_settings_summary(run: TrainingRun) -> str:
+    """The GRPO settings in one line, as a reader compares two runs."""
+    lora = f"LoRA rank {run.lora_rank}" if run.lora else "all weights"
+    warmup = f", warmup {run.warmup_steps}" if run.warmup_steps else ""
+    return (f"{run.num_generations} generations × {run.prompts_per_step} prompt(s) per step, "
+            f"{run.max_steps} steps; lr {run.learning_rate:g} {run.get_lr_schedule_display()}"
+            f"{warmup}; at most {run.max_completion_length} tokens at temperature "
+            f"{run.temperature:g}; rewards scaled {run.get_scale_rewards_display()}; "
+            f"beta {run.beta:g}; {lora}; seed {run.seed}; device {run.device}; "
+            f"checkpoint every {run.save_steps} steps")
+
+
+# --- the run page's body ---------------------------------------------------------------------
+
+def run_page(run: TrainingRun, *, step: str | None = None) -> dict:
+    """Everything the run page shows below its header, for one chosen gallery step."""
+    steps = list(run.steps.all())
+    try:
+        specs, rubric_error = selectors.run_specs(run), ""
+    except RubricError as error:
+        specs, rubric_error = [], str(error)
+    gallery_steps = selectors.run_gallery_steps(run)
+    chosen = _chosen_step(step, gallery_steps)
+    return {
+        "state": run_progress(run, steps[-1].step if steps else None),
+        "specs": specs,
+        "dropped": run.dropped_signals,
+        "charts": run_charts(steps, specs, batch=run.num_generations * run.prompts_per_step),
+        "step_rows": steps[::-1][:TABLE_STEPS],
+        "column": run_diagnostics(run, specs) if specs else None,
+        "watch": run_watch(run),
+        "rubric_error": rubric_error,
+        "gallery_steps": gallery_steps,
+        "gallery_step": chosen,
+        "step_asked": step if chosen is not None and step else "",
+        "gallery": run_gallery(run, chosen, specs) if chosen is not None else [],
+    }
+
+
+def _chosen_step(asked: str | None, available: list[int]) -> int | None:
+    """?step=N if it is a number, else the latest step with rollouts (None: none yet)."""
+    if asked not in (None, ""):
+        try:
+            return int(asked)
+        except ValueError:
+            pass
+    return available[-1] if available else None
+
+
+def run_diagnostics(run: TrainingRun, specs: list[SignalSpec]) -> dict | None:
+    """The replay lab's diagnosis of the rubric on every rollout of the run, a group being
+    one prompt of one step (what GRPO compared)."""
+    rows = selectors.run_rollout_values(run)
+    if not rows:
+        return None
+    diagnostics = rubric_diagnostics(specs, [values or {} for _, _, values in rows],
+                                     [f"{step}:{group}" for step, group, _ in rows],
+                                     scale_rewards=run.scale_rewards)
+    steps = sorted({step for step, _, _ in rows})
+    label = f"{selectors.run_rubric_label(run)} on steps {steps[0]}–{steps[-1]}"
+    return diagnostics_column(label, diagnostics)
+
+
+def run_gallery(run: TrainingRun, step: int, specs: list[SignalSpec]) -> list[dict]:
+    """The step's groups: each prompt with its rollouts from the highest total to the lowest
+    (no total last), the best and worst marked; a group whose totals are all equal is flat
+    (GRPO learns nothing from it)."""
+    groups: dict[int, list[Rollout]] = {}
+    for rollout in selectors.run_step_rollouts(run, step):
+        groups.setdefault(rollout.group, []).append(rollout)
+    out = []
+    for group, rollouts in sorted(groups.items()):
+        rollouts.sort(key=lambda r: (r.total is None, -(r.total or 0.0), r.index))
+        totals = [r.total for r in rollouts if r.total is not None]
+        flat = len(totals) > 1 and max(totals) - min(totals) < 1e-9
+        items = []
+        for position, rollout in enumerate(rollouts):
+            mark = ""
+            if totals and not flat and rollout.total is not None:
+                if position == 0:
+                    mark = "best"
+                elif position == len(totals) - 1:
+                    mark = "worst"
+            items.append({"rollout": rollout, "mark": mark,
+                          "signals": [(spec.name, (rollout.values or {}).get(spec.key))
+                                      for spec in specs],
+                          "unknown": unknown_calls(rollout.render)})
+        out.append({"group": group, "prompt": rollouts[0].prompt, "items": items, "flat": flat,
+                    "spread": max(totals) - min(totals) if totals else None})
+    return out
+
+
+def unknown_calls(render) -> list[str]:
+    """Brush methods the sketch called that p5.brush does not have: found by the gate in
+    the code, or caught while the page ran."""
+    if render is None:
+        return []
+    found = set(render.unknown_calls or [])
+    detail = (render.violation_details or {}).get(UNKNOWN_BRUSH_METHOD) or ""
+    found.update(name.strip() for name in str(detail).split(",") if name.strip())
+    return sorted(found)
