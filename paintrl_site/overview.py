@@ -6,12 +6,17 @@ from dataclasses import dataclass
 
 from django.db.models import Count
 
+from jobs.estimates import WINDOW_S, Estimate, estimate_left
 from pool.models import RewardModel
 from pool.reward.metrics import evidence_warning
 from pool.reward.selectors import reward_model_active
 from rating.models import Grade
-from rating.selectors import renders_gradable
+from rating.selectors import renders_gradable, renders_open
 from sketches import selectors as sketch_selectors
+
+# The render pace is counted over the estimator's window (renders finish
+# several a minute: five minutes holds enough of them to measure).
+RENDER_WINDOW_S = int(WINDOW_S)
 
 
 @dataclass(frozen=True)
@@ -28,10 +33,17 @@ class RenderProgress:
         return self.done + self.counts["pending"]
 
     @property
+    def eta(self) -> Estimate:
+        """Time left at the pace of the last RENDER_WINDOW_S (jobs.estimates)."""
+        recent = self.per_minute * RENDER_WINDOW_S / 60
+        return estimate_left([(0.0, 0.0), (RENDER_WINDOW_S, recent)],
+                             total=recent + self.counts["pending"])
+
+    @property
     def minutes_left(self) -> int | None:
-        if not self.counts["pending"] or not self.per_minute:
+        if not self.counts["pending"] or not self.eta.known:
             return None
-        return max(1, round(self.counts["pending"] / self.per_minute))
+        return max(1, round(self.eta.seconds / 60))
 
 
 @dataclass(frozen=True)
@@ -51,7 +63,13 @@ class GradingTotals:
 
 def render_progress() -> RenderProgress:
     return RenderProgress(counts=sketch_selectors.render_status_counts(),
-                          per_minute=sketch_selectors.render_rate_per_minute())
+                          per_minute=sketch_selectors.render_rate_per_minute(RENDER_WINDOW_S))
+
+
+def renders_waiting(curator) -> int:
+    """Renders waiting for this curator: what their grading page counts down
+    (not graded or skipped by them, seats left under the overlap)."""
+    return renders_open(renders_gradable(), curator=curator).count()
 
 
 def grading_progress() -> GradingTotals:

@@ -120,6 +120,8 @@ STATICFILES_DIRS = [
     ("vendor/p5", BASE_DIR / "node_modules" / "p5" / "lib"),
     ("vendor/p5.brush", BASE_DIR / "node_modules" / "p5.brush" / "dist"),
     ("vendor/htmx", BASE_DIR / "node_modules" / "htmx.org" / "dist"),
+    # The sketch editor's CodeMirror 5: lib/ and mode/javascript/, served as npm ships them.
+    ("vendor/codemirror", BASE_DIR / "node_modules" / "codemirror"),
 ]
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(os.environ.get("PAINTRL_MEDIA_ROOT", BASE_DIR / "media"))
@@ -137,9 +139,14 @@ CELERY_TASK_ROUTES = {
     # behind a training job on the train queue it would wait for hours.
     "pool.tasks.render_fingerprints_store_task": {"queue": "default"},
     "sketches.tasks.*": {"queue": "render"},
-    "training.tasks.*": {"queue": "train"},
-    # Reward-model training and scoring: CPU-bound jobs, one at a time on the train worker.
-    "pool.tasks.*": {"queue": "train"},
+    # Long jobs (a GRPO run: hours; the policy build: ~15 min) have the train
+    # worker to themselves; the short CPU jobs (reward-model training and
+    # scoring: seconds; a replay, a judge's agreement) have the short worker,
+    # so neither waits behind the other. Each worker runs one task at a time.
+    "training.tasks.run_task": {"queue": "train"},
+    "training.tasks.policy_bootstrap_task": {"queue": "train"},
+    "training.tasks.*": {"queue": "short"},
+    "pool.tasks.*": {"queue": "short"},
 }
 # Long tasks: acknowledge after the work, so a worker killed mid-task leaves
 # the message to be redelivered; take one message at a time.
@@ -176,6 +183,11 @@ PAINTRL_SCORE_SIZE = env_int("PAINTRL_SCORE_SIZE", 256)
 # frozen with. Empty: old PNGs are never deleted.
 PAINTRL_PNG_IN_USE = os.environ.get(
     "PAINTRL_PNG_IN_USE", "pool.selectors.png_in_snapshot") or None
+# The render page's extra panels, each a dotted path to a function
+# (request, render) -> sketches.render_panels.RenderPanel | None: the grading
+# facts from rating and the pool's from pool, the apps that know them
+# (sketches imports neither).
+PAINTRL_RENDER_PANELS = ("rating.render_panel.grading_panel", "pool.render_panel.pool_panel")
 # Canvas side of the procedural painter's sketches. Watercolour fills cost time
 # in proportion to their area, so this sets how fast the demo corpus renders.
 PAINTRL_PAINTER_SIZE = env_int("PAINTRL_PAINTER_SIZE", 400)

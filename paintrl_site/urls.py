@@ -9,6 +9,7 @@ from . import views
 # (sketches:render_png, pool:member_png); tests/test_access.py sweeps every route.
 urlpatterns = [
     path("", views.home, name="home"),
+    path("jobs/", views.jobs, name="jobs"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("sketches/", include("sketches.urls")),

@@ -24,6 +24,7 @@ else the simulated curator's, never both; a pool (and a snapshot) that rests
 on simulated grades says so."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Count, Q
@@ -93,18 +94,23 @@ def tier_resolve(tally: GradeTally, rule: PoolRule) -> str | None:
     return None
 
 
-def pool_entries(rule: PoolRule | None = None) -> list[PoolEntry]:
+def pool_entries(rule: PoolRule | None = None, *,
+                 render_ids: Iterable[int] | None = None) -> list[PoolEntry]:
     """Every render in the pool under `rule` (by default the one in force),
-    pins applied, by render id. One query for the renders with their grade
-    counts and pins; the sketches' code is not loaded (it can be long)."""
+    pins applied, by render id; only those of `render_ids` when given. One
+    query for the renders with their grade counts and pins; the sketches'
+    code is not loaded (it can be long)."""
     rule = rule or pool_rule_current()
     sources = grade_sources()
 
     def counted(value: str) -> Count:
         return Count("grades", filter=Q(grades__value=value, grades__source__in=sources))
 
+    renders = renders_gradable()
+    if render_ids is not None:
+        renders = renders.filter(pk__in=list(render_ids))
     renders = (
-        renders_gradable()
+        renders
         .annotate(n_love=counted(Grade.Value.LOVE), n_okay=counted(Grade.Value.OKAY),
                   n_nope=counted(Grade.Value.NOPE))
         .filter(Q(n_love__gt=0) | Q(n_okay__gt=0) | Q(n_nope__gt=0)

@@ -53,8 +53,8 @@ class PoolOverview:
     subjects: list[SubjectCount]
     love: int
     okay: int
-    # Normalised entropy of love references over subjects: 1 is perfectly even,
-    # 0 is all in one subject; None with fewer than two subjects.
+    # How evenly love references spread over the subjects in `subjects` (but
+    # OTHER), empty ones included (subjects_balance); None below two subjects.
     evenness: float | None
     duplicates: list[DuplicatePair]
     simulated: bool  # membership rests on the simulated curator's grades
@@ -65,6 +65,15 @@ class PoolOverview:
     @property
     def thin(self) -> list[SubjectCount]:
         return [s for s in self.subjects if s.thin]
+
+    @property
+    def balanced_over(self) -> list[SubjectCount]:
+        """The subjects the balance is measured over: all but OTHER."""
+        return [s for s in self.subjects if s.subject != OTHER]
+
+    @property
+    def subjects_with_love(self) -> int:
+        return sum(1 for s in self.balanced_over if s.love)
 
     @property
     def total(self) -> int:
@@ -96,7 +105,7 @@ def pool_overview(*, rule: PoolRule | None = None) -> PoolOverview:
     return PoolOverview(
         rule=rule, entries=entries, by_subject=by_subject, subjects=subjects,
         love=love, okay=len(entries) - love,
-        evenness=_evenness([c.love for c in subjects]),
+        evenness=subjects_balance([c.love for c in subjects if c.subject != OTHER]),
         duplicates=duplicate_pairs(entries, fingerprints.by_render),
         simulated=grades_simulated() and bool(entries),
         fingerprints_unstored=fingerprints.unstored)
@@ -108,12 +117,17 @@ def _grid_order(entry: PoolEntry) -> tuple:
     return (entry.tier != Tier.LOVE, score is None, -(score or 0.0), -entry.render.pk)
 
 
-def _evenness(counts: list[int]) -> float | None:
-    counts = [c for c in counts if c]
+def subjects_balance(counts: list[int]) -> float | None:
+    """Normalised entropy of `counts` over every subject, empty ones included:
+    1 when each subject has as many references, 0 when all are in one subject
+    (or there are none). An empty subject is the least even there is, so it
+    lowers the balance (5 even subjects of 12: 0.65); None below two subjects."""
     if len(counts) < 2:
         return None
     total = sum(counts)
-    entropy = -sum(c / total * math.log(c / total) for c in counts)
+    if not total:
+        return 0.0
+    entropy = -sum(c / total * math.log(c / total) for c in counts if c)
     return round(entropy / math.log(len(counts)), 3)
 
 
@@ -193,6 +207,23 @@ def snapshot_members_by_subject(snapshot: PoolSnapshot) -> list[tuple[str, list[
     return [(subject, sorted(members, key=lambda m: m.tier != Tier.LOVE))
             for subject, members in sorted(grouped.items(),
                                            key=lambda kv: (order.get(kv[0], len(order)), kv[0]))]
+
+
+@dataclass(frozen=True)
+class RenderPoolPlace:
+    """Where one render stands: its tier in the live pool, and in the newest snapshot."""
+    entry: PoolEntry | None  # None: not in the pool under the rule in force
+    snapshot: PoolSnapshot | None  # the newest snapshot, if any
+    snapshot_tier: str  # the render's tier in it, "" when not a member
+
+
+def render_pool_place(render: Render) -> RenderPoolPlace:
+    entry = next(iter(pool_entries(render_ids=[render.pk])), None)
+    snapshot = PoolSnapshot.objects.order_by("-created", "-pk").first()
+    tier = ""
+    if snapshot is not None:
+        tier = snapshot.members.filter(render=render).values_list("tier", flat=True).first() or ""
+    return RenderPoolPlace(entry=entry, snapshot=snapshot, snapshot_tier=tier)
 
 
 def png_in_snapshot(png: str) -> bool:

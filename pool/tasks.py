@@ -1,5 +1,5 @@
 """Celery tasks of the pool app: thin, take ids, call a service. Routed to
-the `train` queue (settings.CELERY_TASK_ROUTES), whose worker runs one
+the `short` queue (settings.CELERY_TASK_ROUTES), whose worker runs one
 CPU-bound task at a time; storing fingerprints, which is quick, goes to
 `default`."""
 from celery import shared_task

@@ -83,7 +83,7 @@ def _refused(request, error: str, forms: dict | None = None):
 
 
 @require_POST
-@staff_required
+@staff_required(reason="Only staff can change the pool.")
 def pin(request):
     form = PinForm(request.POST)
     if not form.is_valid():
@@ -102,7 +102,7 @@ def pin(request):
 
 
 @require_POST
-@staff_required
+@staff_required(reason="Only staff can change the pool.")
 def unpin(request):
     form = RenderForm(request.POST)
     if not form.is_valid():
@@ -114,7 +114,7 @@ def unpin(request):
 
 
 @require_POST
-@staff_required
+@staff_required(reason="Only staff can change the pool.")
 def drop_duplicate(request):
     form = DuplicateForm(request.POST)
     if not form.is_valid():
@@ -128,7 +128,7 @@ def drop_duplicate(request):
 
 
 @require_POST
-@staff_required
+@staff_required(reason="Only staff can change the pool.")
 def rule_edit(request):
     form = RuleForm(request.POST)
     if not form.is_valid():
@@ -142,7 +142,7 @@ def rule_edit(request):
 
 
 @require_POST
-@staff_required
+@staff_required(reason="Only staff can freeze a pool snapshot.")
 def freeze(request):
     form = FreezeForm(request.POST)
     if not form.is_valid():

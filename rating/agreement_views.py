@@ -10,7 +10,8 @@ from .agreement_report import LABELS, agreement_report
 
 
 @require_GET
-@staff_required
+@staff_required(reason="Only staff can see agreement between curators: each curator grades "
+                         "without seeing the others' grades.")
 def agreement(request):
     return render(request, "rating/agreement.html",
                   {"report": agreement_report(), "labels": LABELS})

@@ -20,7 +20,7 @@ def _stamp() -> str:
 
 
 @require_GET
-@staff_required
+@staff_required(reason="Only staff can export grades.")
 def export_jsonl(request):
     def png_url(render) -> str:
         return request.build_absolute_uri(reverse("sketches:render_png", args=[render.pk]))
@@ -32,7 +32,7 @@ def export_jsonl(request):
 
 
 @require_GET
-@staff_required
+@staff_required(reason="Only staff can export grades.")
 def export_dataset(request):
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
     export.dataset_write_zip(spool)

@@ -161,6 +161,13 @@ def grades_recent(*, curator, limit: int = 8) -> list[Grade]:
                 .order_by("-updated", "-pk")[:limit])
 
 
+def render_grades(*, render: Render) -> list[Grade]:
+    """Every grade of `render` with its curator, oldest first: the render page's
+    record of who graded what, and when."""
+    return list(Grade.objects.filter(render=render).select_related("curator")
+                .order_by("created", "pk"))
+
+
 def undo_steps_recent(*, curator, limit: int = 10) -> list[GradeChange]:
     """The curator's latest grade changes, oldest first: what `u` can undo after
     a reload. Each change is undone by restoring its `previous` value (none:

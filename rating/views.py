@@ -17,6 +17,7 @@ from django.contrib import messages
 from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -98,6 +99,10 @@ def _grade_form_post(request, queue_filter: QueueFilter):
             cursor = request.POST.get("after", outcome.grade_id if outcome.op == "grade" else "")
             if cursor:
                 query["after"] = str(cursor)
+    back = request.POST.get("next", "")  # a grade given on the render page goes back there
+    if back and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()},
+                                                require_https=request.is_secure()):
+        return redirect(back)
     url = reverse("rating:grade")
     return redirect(f"{url}?{urlencode(query)}" if query else url)
 

@@ -1,10 +1,11 @@
 """Who may do what, for every app: curators (members of the
 PAINTRL_CURATOR_GROUP group) grade and edit; staff also import, see everyone's
 grades and change the pool. LoginRequiredMiddleware has already sent anonymous
-visitors to the login page, so these checks answer 403."""
+visitors to the login page, so these checks answer 403, and templates/403.html
+shows the reason given here: one sentence saying what the page needs."""
 from __future__ import annotations
 
-from functools import wraps
+from functools import partial, wraps
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
@@ -20,27 +21,36 @@ def is_curator(user) -> bool:
     return user.is_staff or user.groups.filter(name=curator_group_name()).exists()
 
 
-def curator_required(view):
-    """A view only curators and staff may use."""
+def curator_required(view=None, *, reason: str = ""):
+    """A view only curators and staff may use; `reason` (a sentence) replaces
+    the default one on the 403 page: @curator_required(reason="...")."""
+    if view is None:
+        return partial(curator_required, reason=reason)
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
         if not is_curator(request.user):
-            raise PermissionDenied(f"this needs membership of the {curator_group_name()!r} group")
+            raise PermissionDenied(reason or (
+                f"Only curators can open this page: ask staff to add you to the "
+                f"{curator_group_name()!r} group."))
         return view(request, *args, **kwargs)
 
     return wrapped
 
 
-def staff_required(view):
-    """A view only staff may use. Pages that show every curator's grades are
-    among them: a curator who saw the others' grades would no longer grade
-    independently, and independent grades are what agreement measures."""
+def staff_required(view=None, *, reason: str = "Only staff can open this page."):
+    """A view only staff may use; `reason` (a sentence) is shown on the 403
+    page: @staff_required(reason="Only staff can change the pool."). Pages that
+    show every curator's grades are among them: a curator who saw the others'
+    grades would no longer grade independently, and independent grades are
+    what agreement measures."""
+    if view is None:
+        return partial(staff_required, reason=reason)
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
         if not request.user.is_staff:
-            raise PermissionDenied("this page is for staff")
+            raise PermissionDenied(reason)
         return view(request, *args, **kwargs)
 
     return wrapped

@@ -44,3 +44,14 @@ def png_in_use() -> Callable[[str], bool] | None:
     """The check a re-render asks before deleting an old PNG, or None when
     none is set (old PNGs are then kept)."""
     return setting_function("PAINTRL_PNG_IN_USE")
+
+
+def render_panels() -> list[Callable]:
+    """The render page's extra panels (settings.PAINTRL_RENDER_PANELS)."""
+    paths = settings.PAINTRL_RENDER_PANELS
+    try:
+        return [import_string(path) for path in paths]
+    except ImportError as exc:
+        raise ImproperlyConfigured(
+            f"PAINTRL_RENDER_PANELS={list(paths)!r} names a function that does not import: "
+            f"{exc}") from exc

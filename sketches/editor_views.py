@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from . import editing
 from .access import is_curator
+from .code_syntax import SyntaxProblem
 from .conf import renderer_config
 from .models import Render, Sketch
 from .renderer.page_server import harness_script
@@ -37,6 +38,8 @@ class SketchEditForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.parent = parent
         self.body_is_utf8 = body_is_utf8
+        # The line and column of a syntax error in the posted code, for the editor to mark.
+        self.syntax_error: SyntaxProblem | None = None
 
     def clean_code(self) -> str:
         # Browsers send a textarea's line breaks as CRLF (HTML spec); the
@@ -44,15 +47,20 @@ class SketchEditForm(forms.Form):
         code = self.cleaned_data["code"].replace("\r\n", "\n")
         if not self.body_is_utf8:
             raise forms.ValidationError(NOT_UTF8)
-        problem = editing.code_problem(code)
-        if problem:
-            raise forms.ValidationError(problem)
+        try:
+            editing.code_check(code)
+        except editing.SketchEditInvalid as exc:
+            self.syntax_error = exc.syntax
+            raise forms.ValidationError(str(exc)) from None
         return code
 
     def clean(self) -> dict:
         data = super().clean()
-        if data.get("code") == self.parent.code and data.get("prompt") == self.parent.prompt:
-            raise forms.ValidationError("Nothing changed: edit the code or the prompt first.")
+        if {"code", "prompt", "seed"} <= data.keys():
+            same = editing.unchanged_render(parent=self.parent, code=data["code"],
+                                            prompt=data["prompt"], seed=data["seed"])
+            if same:
+                raise forms.ValidationError(editing.nothing_changed(same))
         return data
 
 
@@ -68,7 +76,9 @@ def body_is_utf8(request) -> bool:
     return True
 
 
-def preview_config() -> dict:
+def preview_config(syntax_error: SyntaxProblem | None = None) -> dict:
+    """What editor.js needs: the preview's libraries and limits, and the
+    server's syntax error (line and column, 1-based) for the editor to mark."""
     config = renderer_config()
     return {
         "harness": harness_script(config),
@@ -76,6 +86,9 @@ def preview_config() -> dict:
         "brush": static("vendor/p5.brush/p5.brush.js"),
         "deadlineS": config.deadline_s,
         "maxBytes": editing.MAX_CODE_BYTES,
+        "syntaxError": syntax_error and {"line": syntax_error.line,
+                                         "column": syntax_error.column,
+                                         "message": syntax_error.message},
     }
 
 
@@ -93,7 +106,7 @@ def source_render(request, parent: Sketch) -> Render | None:
 def sketch_editor(request, pk: int):
     parent = get_object_or_404(Sketch, pk=pk)
     if not is_curator(request.user):
-        raise PermissionDenied("editing sketches is for curators and staff")
+        raise PermissionDenied("Only curators and staff can edit sketches.")
     source = source_render(request, parent)
     if request.method == "POST":
         form = SketchEditForm(request.POST, parent=parent, body_is_utf8=body_is_utf8(request))
@@ -107,5 +120,5 @@ def sketch_editor(request, pk: int):
             "code": parent.code, "prompt": parent.prompt, "seed": source.seed if source else 0})
     return render(request, "sketches/editor.html", {
         "parent": parent, "form": form, "source": source,
-        "max_mb": editing.MAX_CODE_BYTES / 1e6, "preview": preview_config(),
+        "max_mb": editing.MAX_CODE_BYTES / 1e6, "preview": preview_config(form.syntax_error),
     })

@@ -36,6 +36,7 @@ class Sketch(models.Model):
 
     class Meta:
         ordering = ["-created"]
+        verbose_name_plural = "sketches"  # not Django's "sketchs"
 
     def save(self, *args, **kwargs):
         self.code_sha256 = code_hash(self.code)

@@ -68,3 +68,12 @@ def render_rate_per_minute(window_s: int = 300) -> float:
 
     since = timezone.now() - timedelta(seconds=window_s)
     return Render.objects.filter(rendered__gte=since).count() * 60 / window_s
+
+
+def render_neighbours(render: Render) -> tuple[int | None, int | None]:
+    """The ids before and after `render` among renders of its status: the
+    render page's previous and next links."""
+    same = Render.objects.filter(status=render.status)
+    before = same.filter(pk__lt=render.pk).order_by("-pk").values_list("pk", flat=True).first()
+    after = same.filter(pk__gt=render.pk).order_by("pk").values_list("pk", flat=True).first()
+    return before, after

@@ -2,12 +2,13 @@ from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
-from . import gate
+from . import gate, selectors
 from .access import staff_required
 from .importing import upload
 from .importing.conf import max_upload_bytes
 from .importing.jobs import import_job_create, import_jobs_recent
 from .models import ImportJob, Render
+from .render_panels import render_panels_for
 
 
 def render_detail(request, pk: int):
@@ -15,8 +16,10 @@ def render_detail(request, pk: int):
     # For a timeout, how far the sketch got (the gate's account, stored with
     # the render): its picture is then the one it had so far, not a result.
     stopped = obj.violation_details.get(gate.TIMEOUT) if gate.TIMEOUT in obj.violations else None
-    return render(request, "sketches/render_detail.html",
-                  {"render": obj, "stopped": stopped})
+    previous, following = selectors.render_neighbours(obj)
+    return render(request, "sketches/render_detail.html", {
+        "render": obj, "stopped": stopped, "previous": previous, "next": following,
+        "panels": render_panels_for(request, obj)})
 
 
 def render_png(request, pk: int):
@@ -33,7 +36,7 @@ def render_png(request, pk: int):
 # must be installed before anything reads the body, and the CSRF middleware
 # reads it to find the token (Django's documented pattern for upload handlers).
 @csrf_exempt
-@staff_required
+@staff_required(reason="Only staff can import sketches and grades.")
 def import_upload(request):
     """The upload form and the recent import jobs."""
     handler = None
@@ -64,7 +67,7 @@ def _import_page(request, form, *, status: int = 200, refused: str = ""):
     return render(request, "sketches/import.html", context, status=status)
 
 
-@staff_required
+@staff_required(reason="Only staff can import sketches and grades.")
 def import_job(request, pk: int):
     """One import's progress and report; the htmx fragment polls while it runs."""
     job = get_object_or_404(ImportJob.objects.select_related("uploaded_by"), pk=pk)

@@ -146,11 +146,13 @@ class Relay:
             if call not in self.unanswered:
                 append(os.path.join(self.folder, "strikes"), "missed")
                 return
+            # Recorded before the kill: killing this relay's own Chromium ends
+            # the relay (run() exits when it does), which could beat a write after.
+            append(os.path.join(self.folder, "strikes"), f"struck {self.strike}")
             if self.strike == "browser":
                 kill([self.pid])
             else:
                 kill(browsers(self.folder), renderers=self.strike == "renderers")
-            append(os.path.join(self.folder, "strikes"), f"struck {self.strike}")
 
     def replies(self) -> None:
         """Chromium -> Playwright."""

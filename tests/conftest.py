@@ -65,3 +65,12 @@ def train_worker(transactional_db, tmp_path, settings):
     from tests.train_worker import run_train_worker
 
     yield from run_train_worker(tmp_path, settings)
+
+
+@pytest.fixture
+def short_worker(transactional_db, tmp_path, settings):
+    """A real Celery worker process on the `short` queue (reward models,
+    scoring, replays), sharing this test's database and a temporary MEDIA_ROOT."""
+    from tests.train_worker import run_short_worker
+
+    yield from run_short_worker(tmp_path, settings)

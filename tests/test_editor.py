@@ -32,6 +32,11 @@ EDITED = LINES.replace("createCanvas(200, 160", "createCanvas(180, 140").replace
     "#2f2a26", "#8a2f1e")
 
 
+# A syntax error on line 3, column 11 (1-based): the "]" where a value belongs.
+SYNTAX_ERROR_CODE = ("function setup() {\n  createCanvas(100, 100, WEBGL);\n"
+                     "  let x = ];\n}\n")
+
+
 @pytest.fixture
 def parent(db):
     sketch = services.sketch_create(code=LINES, prompt="pencil lines")
@@ -61,6 +66,26 @@ class TestSketchEdit:
     def test_the_prompt_can_change_with_the_code(self, parent):
         render = editing.sketch_edit(parent=parent[0], code=EDITED, prompt="red lines")
         assert render.sketch.prompt == "red lines"
+
+    def test_a_new_seed_alone_queues_a_render_of_the_same_sketch(
+            self, parent, django_capture_on_commit_callbacks):
+        sketch, _ = parent
+        with django_capture_on_commit_callbacks() as queued:
+            render = editing.sketch_edit(parent=sketch, code=LINES, seed=9)
+        assert (render.sketch_id, render.seed, render.status) == (sketch.pk, 9, "pending")
+        assert Sketch.objects.count() == 1 and len(queued) == 1
+
+    def test_the_same_code_prompt_and_seed_is_refused(self, parent):
+        sketch, render = parent
+        with pytest.raises(editing.SketchEditInvalid, match=f"Nothing changed: render {render.pk}"):
+            editing.sketch_edit(parent=sketch, code=LINES, seed=7)
+        assert Render.objects.count() == 1
+
+    def test_a_syntax_error_is_refused_with_its_line_and_column(self, parent):
+        with pytest.raises(editing.SketchEditInvalid, match="line 3, column 11") as raised:
+            editing.sketch_edit(parent=parent[0], code=SYNTAX_ERROR_CODE)
+        assert (raised.value.syntax.line, raised.value.syntax.column) == (3, 11)
+        assert Sketch.objects.count() == 1
 
     @pytest.mark.parametrize("code, message", [
         ("  \n\t", "The sketch is empty"),
@@ -167,8 +192,35 @@ class TestSaving:
     def test_saving_unchanged_code_and_prompt_says_so(self, client, curator, parent):
         client.force_login(curator)
         response = client.post(edit_url(parent[0]),
-                               {"code": LINES, "prompt": "pencil lines", "seed": "0"})
+                               {"code": LINES, "prompt": "pencil lines", "seed": "7"})
         assert "Nothing changed" in " ".join(response.context["form"].non_field_errors())
+
+    def test_a_new_seed_alone_renders_the_sketch_at_that_seed(self, client, curator, parent):
+        sketch, render = parent
+        client.force_login(curator)
+        response = client.post(edit_url(sketch, render),
+                               {"code": LINES, "prompt": "pencil lines", "seed": "9"})
+        new_render = sketch.renders.get(seed=9)
+        assert response.status_code == 302
+        assert response["Location"] == reverse("sketches:render_detail", args=[new_render.pk])
+        assert new_render.status == "pending"
+        assert not Sketch.objects.filter(parent=sketch).exists()
+
+    def test_a_syntax_error_is_sent_back_with_its_line(self, client, curator, parent):
+        client.force_login(curator)
+        response = client.post(edit_url(parent[0]),
+                               {"code": SYNTAX_ERROR_CODE, "prompt": "p", "seed": "0"})
+        assert response.status_code == 200
+        assert b"Syntax error on line 3, column 11: Unexpected token." in response.content
+        assert response.context["preview"]["syntaxError"] == {
+            "line": 3, "column": 11, "message": "Unexpected token"}
+        assert response.context["form"]["code"].value() == SYNTAX_ERROR_CODE
+        assert not Sketch.objects.filter(parent=parent[0]).exists()
+
+    def test_code_that_parses_carries_no_syntax_error(self, client, curator, parent):
+        client.force_login(curator)
+        response = client.get(edit_url(parent[0]))
+        assert response.context["preview"]["syntaxError"] is None
 
     def test_bad_seed_is_a_form_error(self, client, curator, parent):
         client.force_login(curator)
@@ -237,6 +289,11 @@ def wait_for_preview(page, expected: str) -> None:
     assert state == "done", page.inner_text("#preview-status") + page.inner_text("#preview-errors")
 
 
+def set_code(page, text: str) -> None:
+    """Type-free replacement of the editor's text, as a paste would do it."""
+    page.evaluate("text => document.querySelector('.CodeMirror').CodeMirror.setValue(text)", text)
+
+
 @pytest.mark.django_db(transaction=True)
 class TestEditorInTheBrowser:
     def test_preview_paints_then_the_edit_is_saved(self, browser_context, live_server, parent):
@@ -257,15 +314,16 @@ class TestEditorInTheBrowser:
                                          catch (e) { return e.name; } }""") == "SecurityError"
 
         # Tab indents inside the editor; after Esc it leaves, as Tab should.
-        page.click("#id_code")
+        page.click(".CodeMirror-code")
         page.keyboard.press("Control+Home")
         page.keyboard.press("Tab")
         assert page.input_value("#id_code").startswith("  // Pencil lines")
         page.keyboard.press("Escape")
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.id") != "id_code"
+        assert page.evaluate("document.activeElement.closest('.CodeMirror') === null")
 
-        page.fill("#id_code", EDITED)
+        set_code(page, EDITED)
         wait_for_preview(page, "180×140")
         page.click("#editor-form button[type=submit]")
         page.wait_for_url(re.compile(r"/sketches/renders/\d+/$"))
@@ -283,25 +341,52 @@ class TestEditorInTheBrowser:
         wait_for_preview(page, "200×160")
         broken = ("function setup() {\n  createCanvas(100, 100, WEBGL);\n"
                   "  throw new Error('boom');\n}")
-        page.fill("#id_code", broken)
+        set_code(page, broken)
         page.wait_for_function(
             "() => document.getElementById('preview-errors').textContent.includes('boom')",
             timeout=30_000)
         assert int(page.get_attribute("#preview-status", "data-errors")) >= 1
 
-        page.fill("#id_code", "")  # refused by the server, which sends the form back
+        set_code(page, "")  # refused by the server, which sends the form back
         page.click("#editor-form button[type=submit]")
         page.wait_for_selector("#code-errors .errorlist")
         assert "The sketch is empty" in page.inner_text("#code-errors")
 
         # Too large to send at all: refused in the page, the text stays.
         oversized = "// " + "x" * editing.MAX_CODE_BYTES
-        page.fill("#id_code", oversized)
+        set_code(page, oversized)
         page.click("#editor-form button[type=submit]")
         page.wait_for_function("() => document.getElementById('code-errors')"
                                ".textContent.includes('larger than 1 MB')", timeout=10_000)
         assert page.eval_on_selector("#id_code", "el => el.value.length") == len(oversized)
         assert not Sketch.objects.filter(parent=parent[0]).exists()
+
+    def test_codemirror_numbers_lines_marks_a_syntax_error_and_still_posts(
+            self, browser_context, live_server, parent):
+        page = browser_context.new_page()
+        page.goto(live_server.url + edit_url(parent[0]))
+        page.wait_for_selector(".CodeMirror")
+        assert not page.is_visible("#id_code")  # CodeMirror stands in for the textarea
+        numbers = page.locator(".CodeMirror-linenumber").all_inner_texts()
+        assert numbers[:3] == ["1", "2", "3"]
+        assert page.locator(".CodeMirror .cm-keyword").count() > 0  # JavaScript highlighting
+
+        set_code(page, SYNTAX_ERROR_CODE)
+        page.click("#editor-form button[type=submit]")
+        page.wait_for_selector(".CodeMirror .syntax-error-line")
+        assert "line 3, column 11" in page.inner_text("#code-errors")
+        marked = page.locator(".CodeMirror-code > div:has(.syntax-error-line)")
+        assert marked.count() == 1
+        assert marked.locator(".CodeMirror-linenumber").inner_text() == "3"
+        assert marked.locator(".syntax-error-marker").count() == 1
+        assert page.evaluate("document.querySelector('.CodeMirror').CodeMirror"
+                             ".getCursor().line") == 2  # 0-based: the cursor is on line 3
+
+        fixed = SYNTAX_ERROR_CODE.replace("let x = ];", "let x = [];")
+        set_code(page, fixed)
+        page.click("#editor-form button[type=submit]")
+        page.wait_for_url(re.compile(r"/sketches/renders/\d+/$"))
+        assert Sketch.objects.get(parent=parent[0]).code == fixed
 
 
 class TestSavedEditIsRendered:

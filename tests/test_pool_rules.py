@@ -254,3 +254,46 @@ class TestSimulatedGrades:
         assert [s.subject for s in pool_overview().subjects] == ["tulip"]
         grades_give(hibiscus, "okay")
         assert [s.subject for s in pool_overview().subjects] == ["hibiscus"]
+
+
+class TestBalance:
+    """pool.selectors.subjects_balance: evenness of love references over every
+    subject, empty ones included."""
+
+    def test_even_over_every_subject_is_one(self):
+        from pool.selectors import subjects_balance
+
+        assert subjects_balance([3, 3, 3]) == 1.0
+
+    def test_empty_subjects_lower_the_balance(self):
+        from pool.selectors import subjects_balance
+
+        # Five even subjects of twelve: the demo's pool the issue saw as "1.00".
+        assert subjects_balance([4] * 5 + [0] * 7) == pytest.approx(0.648, abs=1e-3)
+        assert subjects_balance([4] * 5) == 1.0
+
+    def test_all_in_one_subject_or_none_is_zero(self):
+        from pool.selectors import subjects_balance
+
+        assert subjects_balance([6, 0, 0]) == 0.0
+        assert subjects_balance([0, 0]) == 0.0
+
+    def test_fewer_than_two_subjects_have_no_balance(self):
+        from pool.selectors import subjects_balance
+
+        assert subjects_balance([5]) is None and subjects_balance([]) is None
+
+    @pytest.mark.django_db
+    def test_the_overview_counts_a_graded_subject_with_no_references(self):
+        from pool.selectors import pool_overview
+
+        for index, prompt in enumerate(("a tulip", "a tulip", "a poppy", "a poppy")):
+            (render,) = pool_renders_create(1, prompt=prompt, start=index)
+            grades_give(render, "love")
+        assert pool_overview().evenness == 1.0
+        (nope,) = pool_renders_create(1, prompt="a peony", start=9)
+        grades_give(nope, "nope")  # graded, so expected; no reference
+        overview = pool_overview()
+        assert {s.subject for s in overview.subjects} == {"peony", "tulip", "poppy"}
+        assert overview.subjects_with_love == 2 and len(overview.balanced_over) == 3
+        assert overview.evenness == pytest.approx(0.631, abs=1e-3)  # ln 2 / ln 3

@@ -120,8 +120,48 @@ class TestCurationPage:
     def test_thin_subjects_are_warned_about(self, staff, pool):
         content = as_user(staff).get(CURATE).content.decode()
         assert "Thin subjects" in content
-        assert "<strong>tulip</strong>: 2 love references, fewer than 5" in content
-        assert "<strong>hibiscus</strong>: 0 love references" in content
+        assert "2 subjects with fewer than 5 love references" in content
+        assert "<strong>tulip</strong> (2)" in content
+        assert "<strong>hibiscus</strong> (0)" in content
+
+    def test_thin_subjects_share_one_warning_line(self, staff):
+        for index, prompt in enumerate(("a tulip", "a poppy", "a peony", "a lotus")):
+            (render,) = pool_renders_create(1, prompt=prompt, start=index)
+            grades_give(render, "love")
+        content = as_user(staff).get(CURATE).content.decode()
+        assert content.count('class="pool-thin-line"') == 1
+        assert content.count("love references:") == 1  # not one sentence per subject
+        line = content.split('class="pool-thin-line">')[1].split("</p>")[0]
+        assert line.startswith("4 subjects with fewer than 5 love references: ")
+        for subject in ("tulip", "poppy", "peony", "lotus"):
+            assert f"<strong>{subject}</strong> (1)" in line
+        assert "Prompts about them will be judged" in line
+
+    def test_the_balance_counts_empty_subjects_and_says_what_it_means(self, staff, pool):
+        """Two loved tulips and an okay hibiscus: love is all in one of two subjects."""
+        response = as_user(staff).get(CURATE)
+        assert response.context["overview"].evenness == 0.0
+        content = response.content.decode()
+        assert "<strong>1</strong> of 2 subjects with love references" in content
+        assert 'balance <strong class="stat">0.00</strong>' in content
+        assert "1 = as many in each, 0 = all in one or none" in content
+
+    def test_each_subject_is_one_collapsible_section(self, staff, pool):
+        content = as_user(staff).get(CURATE).content.decode()
+        assert content.count('<details class="pool-subject"') == 2
+        for subject, count in (("tulip", "2 renders"), ("hibiscus", "1 render")):
+            start = content.index(f'<details class="pool-subject" id="subject-{subject}"')
+            section = content[start:content.index("\n  </details>", start)]  # the pin-out one nests
+            assert f"<summary><h2>{subject}</h2> <small class=\"muted\">{count}</small>" \
+                in section
+            assert section.count('class="tile pool-tile"') == int(count[0])
+
+    def test_a_large_pool_starts_with_its_subjects_folded(self, staff):
+        renders = pool_renders_create(25, prompt="a tulip")
+        for render in renders:
+            grades_give(render, "love")
+        content = as_user(staff).get(CURATE).content.decode()
+        assert '<details class="pool-subject" id="subject-tulip">' in content  # not open
 
     def test_an_empty_pool_says_how_to_fill_it(self, staff):
         assert b"The pool is empty" in as_user(staff).get(CURATE).content

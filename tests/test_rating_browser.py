@@ -156,6 +156,38 @@ class TestGradingByKeyboard:
         page.expect(page.page.locator("#keys-help")).to_have_attribute("open", "")
 
 
+class TestNothingLeft:
+    """An emptied queue shows the empty state alone: no prompt, buttons or code left over."""
+
+    def leftovers_hidden(self, page: GradingPage) -> None:
+        locate = page.page.locator
+        page.expect(locate("#queue-empty")).to_be_visible()
+        for selector in ("#stage-prompt", "#stage-meta", "#grade-actions", "#grade-form button",
+                         "#code-toggle", "#code-card"):
+            page.expect(locate(selector).first).to_be_hidden()
+
+    def test_grading_the_last_render_leaves_only_the_empty_state(self, browser, live_server,
+                                                                  curator):
+        renders_create(1)
+        page = GradingPage(browser().new_page(), f"{live_server.url}/rate/")
+        page.press("c")  # the code panel is open when the last render goes
+        page.expect(page.page.locator("#code-card")).to_be_visible()
+        page.press("1")
+        page.wait_saved(1)
+        self.leftovers_hidden(page)
+        page.page.keyboard.press("c")  # no render, no code panel
+        page.page.keyboard.press("2")  # and no grade
+        self.leftovers_hidden(page)
+        assert Grade.objects.count() == 1
+
+    def test_an_empty_queue_on_arrival(self, browser, live_server):
+        page = GradingPage(browser().new_page(), f"{live_server.url}/rate/")
+        self.leftovers_hidden(page)
+        page.page.keyboard.press("c")
+        self.leftovers_hidden(page)
+        page.expect(page.page.locator("#code-card")).to_be_empty()
+
+
 class TestSavingNeverLosesAGrade:
     def test_grades_made_offline_are_kept_and_sent_on_the_next_visit(self, browser, live_server,
                                                                       curator):

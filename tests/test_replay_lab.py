@@ -3,16 +3,23 @@ side by side with the local judge, the diagnosis (v1's absolute judges
 counted as one signal), signals the judges can never answer (adherence for
 the local model, anything without a reward model, pairwise without a pool)
 refused with the way out or dropped openly, cancel and resume, the pages
-(staff only), and a real train worker running a replay queued from the page."""
+(staff only), and a real short worker running a replay queued from the page."""
 from __future__ import annotations
+
+from collections import Counter
 
 import pytest
 from django.urls import reverse
 
 from tests.lab_data import GROUP_SIZE, lab_world
-from tests.rating_data import curator_create
+from tests.rating_data import curator_create, renders_create
 from tests.workers import wait_for
-from training.lab.selection import ReplaySelection, renders_select
+from training.lab.selection import (
+    ReplaySelection,
+    grouping_choose,
+    renders_select,
+    selection_resolve,
+)
 from training.lab.services import ReplayError, replay_cancel, replay_create, replay_run
 from training.models import Judge, Replay, ReplayItem, Rubric
 
@@ -80,6 +87,71 @@ class TestSelection:
         assert {pk for pk, _ in renders_select(ReplaySelection(render_ids=picked))} == set(picked)
         assert len({label for _, label in renders_select(
             ReplaySelection(group_by="none", limit=1000))}) == 1
+
+
+@pytest.mark.django_db
+class TestAutoGrouping:
+    """The default grouping gives groups with spread on the data at hand."""
+
+    def test_repeated_prompts_group_by_prompt(self, world):
+        selection = selection_resolve(ReplaySelection(group_by="auto", limit=1000))
+        assert selection.group_by == "prompt"
+        assert selection.group_reason == ("49 of 49 renders share their prompt with at least "
+                                          "2 others (12 prompts)")
+        chosen = renders_select(ReplaySelection(group_by="auto", limit=1000))
+        assert chosen == renders_select(ReplaySelection(group_by="prompt", limit=1000))
+
+    def test_distinct_prompts_like_the_demo_corpus_group_by_subject(self, settings, tmp_path):
+        settings.MEDIA_ROOT = tmp_path
+        for start, prompt in ((0, "a hibiscus"), (10, "a tulip"), (20, "a still vase")):
+            renders_create(10, prompt=prompt, start=start)  # 30 renders, 30 prompts
+        selection = selection_resolve(ReplaySelection(group_by="auto", limit=1000))
+        assert selection.group_by == "subject"
+        assert selection.group_reason == (
+            "prompts repeat too rarely (30 prompts among 30 renders); 30 of 30 share their "
+            "subject with at least 2 others (3 subjects)")
+        groups = Counter(label for _, label in renders_select(
+            ReplaySelection(group_by="auto", limit=1000)))
+        assert groups == {"hibiscus": 8, "tulip": 8, "vase": 8}  # at most per_group each
+
+    def test_neither_repeating_makes_one_group(self, settings, tmp_path):
+        settings.MEDIA_ROOT = tmp_path
+        for start, prompt in ((0, "a hibiscus"), (1, "a tulip"), (2, "a vase")):
+            renders_create(1, prompt=prompt, start=start)
+        selection = selection_resolve(ReplaySelection(group_by="auto"))
+        assert selection.group_by == "none"
+        assert "one group of all of them" in selection.group_reason
+        assert {label for _, label in renders_select(selection)} == {"all"}
+
+    def test_the_lab_page_says_what_auto_would_pick_now(self, client, world):
+        client.force_login(curator_create("boss", staff=True))
+        page = client.get(LAB).content.decode()
+        assert ("Automatic, on every render now: by prompt, as 49 of 49 renders share their "
+                "prompt with at least 2 others (12 prompts).") in page
+
+    def test_no_renders_no_groups(self, db):
+        assert grouping_choose([], per_group=8) == ("none", "there are no renders to group")
+
+    def test_a_chosen_grouping_is_kept(self, world):
+        selection = ReplaySelection(group_by="subject")
+        assert selection_resolve(selection) is selection
+
+    def test_the_form_defaults_to_auto_and_the_replay_page_says_why(self, client, world):
+        from training.lab.forms import ReplayForm
+
+        assert ReplayForm().fields["group_by"].initial == "auto"
+        client.force_login(curator_create("boss", staff=True))
+        v2, _ = presets()
+        local = Judge.objects.get(name="local")
+        response = client.post(LAB, {"rubric": v2.pk, "snapshot": world.snapshot.pk,
+                                     "judge": local.pk, "scorer": local.pk, "group_by": "auto",
+                                     "per_group": 4, "limit": 24, "seed": 0,
+                                     "include_rejected": "on"})
+        replay = Replay.objects.get()
+        assert response.status_code == 302 and replay.group_by == "prompt"
+        page = client.get(reverse("training:replay", args=[replay.pk])).content.decode()
+        assert ("24 in groups by prompt <span class=\"muted\">(chosen automatically: 49 of 49 "
+                "renders share their prompt with at least 2 others (12 prompts))</span>") in page
 
 
 @pytest.mark.django_db
@@ -343,7 +415,7 @@ class TestJudgeAgreement:
         assert "no active reward model" in result["error"]
 
 
-def test_a_replay_queued_from_the_page_runs_on_the_train_worker(train_worker, settings,
+def test_a_replay_queued_from_the_page_runs_on_the_short_worker(short_worker, settings,
                                                                  tmp_path, client):
     world = lab_world(settings, tmp_path)
     client.force_login(curator_create("boss", staff=True))
@@ -355,7 +427,7 @@ def test_a_replay_queued_from_the_page_runs_on_the_train_worker(train_worker, se
                       "drop_unanswerable": "on"})
     replay = Replay.objects.get()
     wait_for(lambda: Replay.objects.get(pk=replay.pk).is_finished, timeout=120,
-             worker=train_worker)
+             worker=short_worker)
     replay.refresh_from_db()
     assert replay.status == "done", replay.error
     assert replay.progress["done"] == replay.progress["total"] == replay.items.count() == 48

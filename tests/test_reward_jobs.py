@@ -1,5 +1,5 @@
 """Reward-model jobs end to end: queued on commit, trained by a real Celery
-worker on the train queue, cancelled at the next epoch and recorded so; and
+worker on the short queue, cancelled at the next epoch and recorded so; and
 the job states around that (a queued job cancelled at once, a failure
 recorded with its reason, a redelivered message changing nothing)."""
 from __future__ import annotations
@@ -18,18 +18,18 @@ def status(job: RewardModel) -> str:
     return RewardModel.objects.values_list("status", flat=True).get(pk=job.pk)
 
 
-class TestOnTheTrainWorker:
-    def test_a_queued_job_is_trained_by_the_worker(self, train_worker):
+class TestOnTheShortWorker:
+    def test_a_queued_job_is_trained_by_the_worker(self, short_worker):
         toy_graded_renders(45)
         job = services.reward_model_create(config=SMALL_CONFIG)  # queued on commit
         wait_for(lambda: status(job) not in ("queued", "running"), timeout=180,
-                 worker=train_worker)
+                 worker=short_worker)
         job.refresh_from_db()
         assert job.status == "done", job.error
         assert job.weights and job.metrics["heldout_pairwise_accuracy"] is not None
 
     def test_a_cancelled_job_stops_at_the_next_epoch_and_is_recorded_cancelled(
-            self, train_worker):
+            self, short_worker):
         toy_graded_renders(45)
         endless = {**SMALL_CONFIG, "max_epochs": 100_000, "patience": 0}
         job = services.reward_model_create(config=endless)
@@ -38,11 +38,11 @@ class TestOnTheTrainWorker:
             progress = RewardModel.objects.get(pk=job.pk).progress
             return progress.get("stage") == "training" and progress["epoch"] >= 2
 
-        wait_for(training, timeout=180, worker=train_worker)
+        wait_for(training, timeout=180, worker=short_worker)
         cancel = services.reward_model_cancel(reward_model=job)
         assert cancel.status == "running" and cancel.outcome == CancelOutcome.STOPPING
         assert cancel.message == f"v{job.version} will stop at its next epoch."
-        wait_for(lambda: status(job) == "cancelled", timeout=60, worker=train_worker)
+        wait_for(lambda: status(job) == "cancelled", timeout=60, worker=short_worker)
         job.refresh_from_db()
         assert job.cancel_requested and job.finished is not None
         assert 2 <= job.progress["epochs_run"] < 100_000
@@ -82,8 +82,8 @@ class TestJobStates:
             services.reward_model_create(config={"image_size": 4}, queue=False)
         assert not RewardModel.objects.exists()
 
-    def test_jobs_queue_after_commit_on_the_train_queue(self, django_capture_on_commit_callbacks):
+    def test_jobs_queue_after_commit_on_the_short_queue(self, django_capture_on_commit_callbacks):
         with django_capture_on_commit_callbacks() as callbacks:
             services.reward_model_create(config=SMALL_CONFIG)
         assert len(callbacks) == 1
-        assert django_settings.CELERY_TASK_ROUTES["pool.tasks.*"] == {"queue": "train"}
+        assert django_settings.CELERY_TASK_ROUTES["pool.tasks.*"] == {"queue": "short"}

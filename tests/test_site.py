@@ -2,6 +2,8 @@
 render progress and serves its counts as an htmx fragment."""
 from __future__ import annotations
 
+import random
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -145,3 +147,86 @@ class TestRenderDetail:
         assert b"Taste score" in page and b"1.23" in page and b"reward-model v3" in page
         assert b"Taste score" not in client.get(
             reverse("sketches:render_detail", args=[unscored.pk])).content
+
+
+class TestErrorPages:
+    """Refusals and missing pages keep the site's navigation and say why."""
+
+    def test_a_curator_on_a_staff_page_gets_the_navigation_and_the_reason(self, client):
+        from tests.rating_data import curator_create
+
+        client.force_login(curator_create("carol"))
+        response = client.get(reverse("training:runs"))
+        page = response.content.decode()
+        assert response.status_code == 403
+        assert "<nav>" in page and f'href="{reverse("rating:grade")}"' in page
+        assert "Only staff can see training runs." in page and "logged in as <strong>carol" in page
+        refused = client.post(reverse("pool:freeze"), {"name": "mine"})
+        assert refused.status_code == 403
+        assert "Only staff can freeze a pool snapshot." in refused.content.decode()
+
+    def test_a_user_outside_the_curators_group_is_told_whom_to_ask(self, client, user):
+        client.force_login(user)
+        response = client.get(reverse("rating:grade"))
+        assert response.status_code == 403
+        assert "ask staff to add you to the" in response.content.decode()
+
+    def test_a_missing_page_says_so_with_the_navigation(self, client, user):
+        client.force_login(user)
+        response = client.get("/no-such-page/")
+        page = response.content.decode()
+        assert response.status_code == 404
+        assert "<nav>" in page and "Nothing is at <code>/no-such-page/</code>" in page
+
+    def test_a_bad_request_gets_the_sites_page(self, client):
+        response = client.get(reverse("login"), HTTP_HOST="not-allowed.example")
+        assert response.status_code == 400
+        assert b"Bad request" in response.content and b'class="topbar"' in response.content
+
+
+class TestHomeByRole:
+    """Curators are shown what they can do; staff the setup steps as well."""
+
+    @pytest.fixture
+    def renders(self, settings, tmp_path):
+        from tests.reward_data import media_settings, toy_render
+
+        media_settings(settings, tmp_path)
+        rng = random.Random(1)
+        return [toy_render(grade="love", rng=rng, index=i) for i in range(3)]
+
+    def test_a_curator_sees_the_grading_link_and_what_waits_for_them(self, client, renders):
+        from rating.services import grade_record
+        from tests.rating_data import curator_create
+
+        carol = curator_create("carol")
+        grade_record(render=renders[0], curator=carol, value="love")
+        client.force_login(carol)
+        page = client.get(reverse("home")).content.decode()
+        assert f'<a href="{reverse("rating:grade")}">Open the grading page</a>' in page
+        assert "2 renders wait for your grade." in page
+        assert "manage.py" not in page and "freeze a snapshot" not in page
+        grade_record(render=renders[1], curator=carol, value="okay")
+        assert "1 render waits for your grade." in client.get(reverse("home")).content.decode()
+
+    def test_a_curator_on_an_empty_site_gets_no_commands(self, client):
+        from tests.rating_data import curator_create
+
+        client.force_login(curator_create("carol"))
+        page = client.get(reverse("home")).content.decode()
+        assert "Nothing rendered yet" in page and "manage.py" not in page
+        assert "0 renders wait for your grade." in page
+
+    def test_staff_still_get_the_setup_steps(self, client, renders):
+        from tests.rating_data import curator_create
+
+        client.force_login(curator_create("boss", staff=True))
+        page = client.get(reverse("home")).content.decode()
+        assert "3 renders wait for your grade (3 with no grade from anyone)." in page
+        assert "freeze a snapshot for training" in page and "manage.py seed_corpus" in page
+        assert reverse("sketches:import_upload") in page
+
+    def test_a_user_who_is_not_a_curator_is_told_so(self, client, user):
+        client.force_login(user)
+        page = client.get(reverse("home")).content.decode()
+        assert "not a curator's yet" in page and "Open the grading page" not in page

@@ -200,6 +200,26 @@ class TestRunPage:
         assert "run-mark-best" in text[text.rindex("<figure", 0, best_at):best_at]
         assert reverse("sketches:edit", args=[best.sketch_id]) in text
 
+    def test_the_gallery_shows_each_rollouts_gate_verdict_violations_and_errors(self, staff,
+                                                                                 trained):
+        rejected = Rollout.objects.get(run=trained, step=2, group=1, index=3).render
+        long_error = "TypeError: brush.splatter is not a function " + "at draw " * 40
+        rejected.status = "rejected"
+        rejected.violations = ["no_brush_painting", "runtime_error"]
+        rejected.violation_details = {"no_brush_painting": "no p5.brush call left paint",
+                                      "runtime_error": long_error}
+        rejected.js_errors = [long_error]
+        rejected.save()
+        text = page(staff, trained)
+        figure = text[text.rindex("<figure", 0, text.index(
+            reverse("sketches:render_png", args=[rejected.pk]))):]
+        figure = figure[:figure.index("</figure>")]
+        assert '<span class="status status-rejected">rejected</span>' in figure
+        assert '<code title="no p5.brush call left paint">no_brush_painting</code>' in figure
+        assert "1 JavaScript error</span>" in figure
+        assert f"<li><code>runtime_error</code>: {long_error}</li>" in figure  # in full
+        assert text.count("passed the gate") == GROUPS * GENERATIONS - 1
+
     def test_the_step_selector_shows_an_earlier_step_and_keeps_it_while_polling(self, staff,
                                                                                 trained):
         text = page(staff, trained, step=1)

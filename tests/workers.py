@@ -31,10 +31,11 @@ def database_url() -> str:
 
 
 def run_worker(queue: str, media_root, settings, *, pool: str = "solo", concurrency: int = 1,
-               env: dict | None = None):
+               env: dict | None = None, include: str = ""):
     """A real Celery worker process on `queue`, sharing this test's database
     and `media_root`; a generator for fixtures to yield from. Redis database
-    15 is the broker, so a running demo's workers never take test tasks."""
+    15 is the broker, so a running demo's workers never take test tasks.
+    `include` names more task modules for it to load (tests.blocking_tasks)."""
     redis.Redis.from_url(TEST_REDIS_URL).flushdb()
     celery_app.conf.update(broker_url=TEST_REDIS_URL, result_backend=TEST_REDIS_URL)
     settings.MEDIA_ROOT = media_root
@@ -43,7 +44,8 @@ def run_worker(queue: str, media_root, settings, *, pool: str = "solo", concurre
     proc = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "paintrl_site", "worker", "-Q", queue,
          "-P", pool, "-c", str(concurrency), "--without-heartbeat", "--without-gossip",
-         "--without-mingle", "-n", f"test-{queue}-{os.getpid()}@%h", "--loglevel", "WARNING"],
+         "--without-mingle", "-n", f"test-{queue}-{os.getpid()}@%h", "--loglevel", "WARNING",
+         *(["--include", include] if include else [])],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     yield proc

@@ -1,5 +1,6 @@
-"""Celery tasks of the training app: thin, take ids, call a service. Routed
-to the `train` queue (settings.CELERY_TASK_ROUTES)."""
+"""Celery tasks of the training app: thin, take ids, call a service. Runs and
+policy builds go to the `train` queue, replays and agreement to `short`
+(settings.CELERY_TASK_ROUTES)."""
 from celery import shared_task
 
 

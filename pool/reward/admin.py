@@ -215,7 +215,8 @@ class RewardModelAdmin(admin.ModelAdmin):
 
     def _require(self, request, action: str) -> None:
         if not request.user.has_perm(f"pool.{action}_rewardmodel"):
-            raise PermissionDenied
+            raise PermissionDenied(f"This needs the permission to {action} reward models: "
+                                   "ask an administrator for it.")
 
     def train_view(self, request):
         self._require(request, "add")

@@ -1,4 +1,6 @@
-// The sketch editor: a textarea that handles Tab, and a live preview that runs
+// The sketch editor: CodeMirror 5 over the form's textarea (line numbers,
+// JavaScript highlighting, the server's syntax error marked at its line;
+// without CodeMirror the textarea itself handles Tab), and a live preview that runs
 // the code in a sandboxed iframe (sandbox="allow-scripts", no same-origin: an
 // opaque origin with no access to this page, its cookies or its CSRF token).
 // The iframe loads the server renderer's harness, p5 and p5.brush, so a sketch
@@ -29,6 +31,20 @@
     p5: new URL(cfg.p5, location.href).href,
     brush: new URL(cfg.brush, location.href).href,
   };
+
+  // CodeMirror keeps the textarea in step (save() on every change), so the
+  // form posts what is on screen and code.value is always the current text.
+  const editor = window.CodeMirror ? window.CodeMirror.fromTextArea(code, {
+    mode: "javascript", lineNumbers: true, indentUnit: INDENT.length, tabSize: INDENT.length,
+    gutters: ["CodeMirror-linenumbers", "syntax-error-gutter"],
+    extraKeys: {
+      Tab: (cm) => {
+        if (cm.somethingSelected() && cm.getSelection().includes("\n")) cm.execCommand("indentMore");
+        else cm.replaceSelection(INDENT);
+      },
+      "Shift-Tab": "indentLess",
+    },
+  }) : null;
 
   let run = 0;
   let iframe = null;
@@ -168,14 +184,15 @@ ${cfg.harness}
     listItems(errorList, problems);
     const size = snap.width ? `${snap.width}×${snap.height}` : "no canvas";
     const ms = Math.round(Number(snap.drawMs) || 0);
-    const parts = [size, `${calls} brush calls`];
-    if (snap.frames) parts.push(`${snap.frames} frames`);
+    const count = (n, word) => `${n} ${word}${Number(n) === 1 ? "" : "s"}`;
+    const parts = [size, count(calls, "brush call")];
+    if (snap.frames) parts.push(count(snap.frames, "frame"));
     parts.push(`${ms} ms`);
-    if (problems.length) parts.push(`${problems.length} problems`);
+    if (problems.length) parts.push(count(problems.length, "problem"));
     setStatus("done", `Painted: ${parts.join(", ")}.`, problems.length);
   });
 
-  // --- the textarea -------------------------------------------------------
+  // --- the code editor ----------------------------------------------------
   const showSize = () => {
     const bytes = encoder.encode(code.value).length;
     sizeNote.textContent = `${(bytes / 1000).toFixed(1)} kB of ${cfg.maxBytes / 1e6} MB`;
@@ -206,20 +223,51 @@ ${cfg.harness}
   };
 
   let tabLeaves = false;  // after Esc, Tab moves focus as usual (no keyboard trap)
-  code.addEventListener("keydown", (event) => {
+  // The editor's shortcuts; true when the key was one of them.
+  const shortcut = (event) => {
     const mod = event.ctrlKey || event.metaKey;
-    if (event.key === "Escape") { tabLeaves = true; return; }
-    if (event.key === "Enter" && mod) { event.preventDefault(); startPreview(); return; }
-    if (event.key === "s" && mod) { event.preventDefault(); form.requestSubmit(); return; }
-    if (event.key !== "Tab") { tabLeaves = false; return; }
-    if (tabLeaves || mod || event.altKey) return;
-    event.preventDefault();
-    const multiline = code.value.slice(code.selectionStart, code.selectionEnd).includes("\n");
-    if (event.shiftKey || multiline) indentLines(event.shiftKey);
-    else replaceSelection(INDENT, code.selectionStart, code.selectionEnd);
-  });
+    if (event.key === "Escape") { tabLeaves = true; return false; }
+    if (event.key === "Enter" && mod) { event.preventDefault(); startPreview(); return true; }
+    if (event.key === "s" && mod) { event.preventDefault(); form.requestSubmit(); return true; }
+    if (event.key !== "Tab") tabLeaves = false;
+    return false;
+  };
 
-  code.addEventListener("input", () => { dirty = true; showSize(); schedulePreview(); });
+  // The server's syntax error in the code it sent back: the line tinted and a
+  // gutter marker. CodeMirror moves both with the line as the code is edited.
+  const markSyntaxError = (problem) => {
+    const line = Math.min(Math.max(problem.line - 1, 0), editor.lineCount() - 1);
+    const marker = document.createElement("span");
+    marker.className = "syntax-error-marker";
+    marker.textContent = "\u25CF";
+    marker.title = `Syntax error: ${problem.message}`;
+    editor.addLineClass(line, "background", "syntax-error-line");
+    editor.setGutterMarker(line, "syntax-error-gutter", marker);
+    editor.setCursor({ line, ch: Math.max(problem.column - 1, 0) });
+    editor.scrollIntoView(null, 80);
+  };
+
+  const onInput = () => { dirty = true; showSize(); schedulePreview(); };
+  if (editor) {
+    editor.on("keydown", (cm, event) => {
+      if (shortcut(event)) return;
+      if (event.key === "Tab" && (tabLeaves || event.ctrlKey || event.metaKey || event.altKey)) {
+        event.codemirrorIgnore = true;  // the browser's own Tab: focus moves on
+      }
+    });
+    editor.on("changes", () => { editor.save(); onInput(); });
+    if (cfg.syntaxError) markSyntaxError(cfg.syntaxError);
+  } else {
+    code.addEventListener("keydown", (event) => {
+      if (shortcut(event) || event.key !== "Tab") return;
+      if (tabLeaves || event.ctrlKey || event.metaKey || event.altKey) return;
+      event.preventDefault();
+      const multiline = code.value.slice(code.selectionStart, code.selectionEnd).includes("\n");
+      if (event.shiftKey || multiline) indentLines(event.shiftKey);
+      else replaceSelection(INDENT, code.selectionStart, code.selectionEnd);
+    });
+    code.addEventListener("input", onInput);
+  }
   seed.addEventListener("input", schedulePreview);
 
   form.addEventListener("submit", (event) => {

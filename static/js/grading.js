@@ -26,6 +26,7 @@
   const stage = $("stage");
   const promptEl = $("stage-prompt");
   const metaEl = $("stage-meta");
+  const captionEl = $("stage-caption");
   const emptyEl = $("queue-empty");
   const actionsEl = $("grade-actions");
   const statusEl = $("save-status");
@@ -86,8 +87,14 @@
     current = entry || null;
     stage.dataset.render = entry ? entry.id : "";
     if (!entry) {
+      // Nothing on stage: no prompt, no buttons and no code panel left over from the last one.
       stage.replaceChildren();
+      promptEl.replaceChildren();
+      metaEl.replaceChildren();
+      captionEl.hidden = true;
       actionsEl.hidden = true;
+      codeCard.hidden = true;
+      codeCard.replaceChildren();
       const empty = exhausted && !outbox.items.length;
       emptyEl.hidden = !empty;
       flash(empty ? "" : LOADING);
@@ -95,6 +102,7 @@
       return;
     }
     emptyEl.hidden = true;
+    captionEl.hidden = false;
     actionsEl.hidden = false;
     if (flashEl.textContent === LOADING) flash("");
     stage.replaceChildren(entry.img);
@@ -408,8 +416,9 @@
   }
 
   function toggleCode() {
+    if (!current) return; // no render, no code to show
     codeCard.hidden = !codeCard.hidden;
-    if (!codeCard.hidden && current) loadCode(current);
+    if (!codeCard.hidden) loadCode(current);
   }
 
   // ---- wiring: keys, buttons, forms -----------------------------------------------

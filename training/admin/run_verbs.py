@@ -80,8 +80,8 @@ class RunVerbsMixin:
 
     def _require_change(self, request) -> None:
         if not request.user.has_perm(RUN_CHANGE):
-            raise PermissionDenied("launching, cancelling, resuming or cloning a run needs "
-                                   "the permission to change runs")
+            raise PermissionDenied("Launching, cancelling, resuming or cloning a run needs "
+                                   "the permission to change runs: ask an administrator for it.")
 
     # --- buttons on a run's page ----------------------------------------
     def get_urls(self):

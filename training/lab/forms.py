@@ -8,7 +8,7 @@ from sketches.models import Sketch
 
 from ..judges import DEFAULT_BACKEND
 from ..models import Judge, Replay, Rubric, TrainingRun
-from .selection import ReplaySelection
+from .selection import AUTO, MIN_GROUP, ReplaySelection
 
 MAX_RENDERS = 5000
 
@@ -44,7 +44,12 @@ class ReplayForm(forms.Form):
     graded_only = forms.BooleanField(required=False, label="Graded renders only")
     include_rejected = forms.BooleanField(required=False, initial=True,
                                           label="Include rejected renders")
-    group_by = forms.ChoiceField(choices=Replay.GroupBy.choices, initial=Replay.GroupBy.PROMPT)
+    group_by = forms.ChoiceField(
+        choices=[(AUTO, "automatic"), *Replay.GroupBy.choices], initial=AUTO,
+        label="Group by",
+        help_text=f"Automatic: by prompt where most renders share their prompt with "
+                  f"{MIN_GROUP - 1} others or more, else by subject, else one group. "
+                  "The replay's page says which it used and why.")
     per_group = forms.IntegerField(min_value=1, max_value=64, initial=8,
                                    label="Renders per group",
                                    help_text="A GRPO group: generations per prompt.")

@@ -33,7 +33,7 @@ from ..reward_signals import (
     unanswerable_text,
 )
 from ..rubrics import RubricError, rubric_specs, signal_specs, specs_kept
-from .selection import ReplaySelection, renders_select
+from .selection import ReplaySelection, renders_select, selection_resolve
 
 logger = logging.getLogger(__name__)
 Status = Replay.Status
@@ -60,6 +60,7 @@ def replay_create(*, rubric: Rubric, selection: ReplaySelection,
     rubrics = [rubric] + ([compare_rubric] if compare_rubric else [])
     for each in rubrics:
         signal_specs(each.signals)  # RubricError says what is wrong with it
+    selection = selection_resolve(selection)  # an auto grouping is stored as the one it picked
     chosen = renders_select(selection)
     if not chosen:
         raise ReplayError("no renders match the selection: widen the filter")

@@ -12,11 +12,12 @@ from ..models import Judge, Replay
 from ..rubrics import RubricError
 from . import selectors
 from .forms import ReplayForm
+from .selection import AUTO, ReplaySelection, selection_resolve
 from .services import ReplayError, replay_cancel, replay_create
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@staff_required(reason="Only staff can use the replay lab.")
 def lab(request):
     form = ReplayForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -32,13 +33,16 @@ def lab(request):
         else:
             return redirect("training:replay", replay.pk)
     status = 400 if request.method == "POST" else 200
+    # What the automatic grouping would pick on every render, said beside the choice.
+    auto_grouping = selection_resolve(ReplaySelection(group_by=AUTO))
     return render(request, "training/lab.html",
                   {"form": form, "replays": selectors.replays_recent(),
-                   "judges": selectors.judges_with_agreement()}, status=status)
+                   "judges": selectors.judges_with_agreement(),
+                   "auto_grouping": auto_grouping}, status=status)
 
 
 @require_GET
-@staff_required
+@staff_required(reason="Only staff can use the replay lab.")
 def replay_detail(request, pk: int):
     replay = get_object_or_404(Replay.objects.select_related(
         "rubric", "compare_rubric", "snapshot", "judge", "scorer"), pk=pk)
@@ -49,7 +53,7 @@ def replay_detail(request, pk: int):
 
 
 @require_POST
-@staff_required
+@staff_required(reason="Only staff can use the replay lab.")
 def replay_stop(request, pk: int):
     replay = get_object_or_404(Replay, pk=pk)
     messages.info(request, replay_cancel(replay=replay).message)
@@ -57,7 +61,7 @@ def replay_stop(request, pk: int):
 
 
 @require_POST
-@staff_required
+@staff_required(reason="Only staff can use the replay lab.")
 def judge_agreement(request, pk: int):
     from ..tasks import judge_agreement_task
 

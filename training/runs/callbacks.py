@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from django.utils import timezone
 from transformers import TrainerCallback
 
+from jobs.estimates import estimate_left, samples_from_durations
 from jobs.selectors import job_cancel_requested
 
 from ..models import TrainingRun, TrainingStep
@@ -143,8 +144,11 @@ class RunCallback(TrainerCallback):
 
     def _progress(self, step: int, *, stage: str, reward_mean: float | None = None) -> dict:
         last = self._step_seconds[-1] if self._step_seconds else None
-        mean = sum(self._step_seconds) / len(self._step_seconds) if self._step_seconds else None
-        eta = round(mean * (self.max_steps - step), 1) if mean is not None else None
+        # The pace of the recent steps, not the mean since the start: the first
+        # step also loads the model (None until there are enough steps to tell).
+        left = estimate_left(samples_from_durations(self._step_seconds),
+                             total=len(self._step_seconds) + max(0, self.max_steps - step))
+        eta = round(left.seconds, 1) if left.known else None
         return {**self.progress_extra, "stage": stage, "step": step,
                 "max_steps": self.max_steps, "eta_s": eta,
                 "last_step_s": round(last, 2) if last is not None else None,

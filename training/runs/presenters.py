@@ -6,6 +6,7 @@ The reads are in selectors.py, the curves in training/charts.py."""
 from __future__ import annotations
 
 from django.conf import settings
+from django.template.defaultfilters import pluralize
 
 from sketches.gate import UNKNOWN_BRUSH_METHOD
 
@@ -34,6 +35,8 @@ def run_progress(run: TrainingRun, last_step: int | None = None) -> dict:
     eta_s = None if run.is_finished else progress.get("eta_s")
     return {"step": step, "max_steps": max_steps, "fraction": fraction,
             "percent": round(fraction * 100), "eta": duration_text(eta_s),
+            # Running, but too few steps yet to measure their pace (jobs.estimates).
+            "estimating": run.status == TrainingRun.Status.RUNNING and eta_s is None,
             "last_step": duration_text(progress.get("last_step_s")),
             "stage": "" if run.is_finished else progress.get("stage", ""),
             "notices": progress.get("notices") or []}
@@ -87,12 +90,14 @@ def run_settings_summary(run: TrainingRun) -> str:
     """The GRPO settings in one line, as a reader compares two runs."""
     lora = f"LoRA rank {run.lora_rank}" if run.lora else "all weights"
     warmup = f", warmup {run.warmup_steps}" if run.warmup_steps else ""
-    return (f"{run.num_generations} generations × {run.prompts_per_step} prompt(s) per step, "
-            f"{run.max_steps} steps; lr {run.learning_rate:g} {run.get_lr_schedule_display()}"
+    return (f"{run.num_generations} generation{pluralize(run.num_generations)} × "
+            f"{run.prompts_per_step} prompt(s) per step, {run.max_steps} step"
+            f"{pluralize(run.max_steps)}; lr {run.learning_rate:g} {run.get_lr_schedule_display()}"
             f"{warmup}; at most {run.max_completion_length} tokens at temperature "
             f"{run.temperature:g}; rewards scaled {run.get_scale_rewards_display()}; "
             f"beta {run.beta:g}; {lora}; seed {run.seed}; device {run.device}; "
-            f"checkpoint every {run.save_steps} steps")
+            + ("a checkpoint every step" if run.save_steps == 1
+               else f"a checkpoint every {run.save_steps} steps"))
 
 
 # --- the run page's body ---------------------------------------------------------------------
@@ -169,10 +174,30 @@ def run_gallery(run: TrainingRun, step: int, specs: list[SignalSpec]) -> list[di
             items.append({"rollout": rollout, "mark": mark,
                           "signals": [(spec.name, (rollout.values or {}).get(spec.key))
                                       for spec in specs],
-                          "unknown": unknown_calls(rollout.render)})
+                          "unknown": unknown_calls(rollout.render),
+                          "gate": gate_report(rollout.render)})
         out.append({"group": group, "prompt": rollouts[0].prompt, "items": items, "flat": flat,
                     "spread": max(totals) - min(totals) if totals else None})
     return out
+
+
+# The gate's verdict on a rollout's render, in the gallery's words.
+GATE_VERDICTS = {"ok": "passed the gate", "rejected": "rejected", "unavailable": "no verdict",
+                 "pending": "not rendered yet"}
+
+
+def gate_report(render) -> dict | None:
+    """What the gate said of a rollout's render: its verdict, the violations as
+    (name, detail) and the page's JavaScript errors (for an unavailable render, why
+    the browser gave no verdict). None without a render."""
+    if render is None:
+        return None
+    details = render.violation_details or {}
+    violations = [(name, str(details.get(name) or "")) for name in render.violations or []]
+    return {"status": render.status,
+            "verdict": GATE_VERDICTS.get(render.status, render.status),
+            "violations": violations,
+            "errors": [str(error) for error in render.js_errors or []]}
 
 
 def unknown_calls(render) -> list[str]:

@@ -20,7 +20,7 @@ CHANGE_PERMISSION = "training.change_trainingrun"
 
 
 @require_GET
-@staff_required
+@staff_required(reason="Only staff can see training runs.")
 def runs(request):
     context = {"runs": presenters.runs_list(), "policy": presenters.builtin_policy_state()}
     if request.htmx and request.headers.get("HX-Target") == "policy-state":
@@ -29,7 +29,7 @@ def runs(request):
 
 
 @require_GET
-@staff_required
+@staff_required(reason="Only staff can see training runs.")
 def run_detail(request, pk: int):
     run = get_object_or_404(TrainingRun.objects.select_related(
         "rubric", "prompt_set", "system_prompt", "snapshot", "judge", "scorer", "parent",
@@ -46,7 +46,7 @@ def run_detail(request, pk: int):
 
 
 @require_POST
-@staff_required
+@staff_required(reason="Only staff can cancel or resume training runs.")
 def run_stop(request, pk: int):
     run = _changeable_run(request, pk)
     try:
@@ -57,7 +57,7 @@ def run_stop(request, pk: int):
 
 
 @require_POST
-@staff_required
+@staff_required(reason="Only staff can cancel or resume training runs.")
 def run_restart(request, pk: int):
     run = _changeable_run(request, pk)
     try:
@@ -72,5 +72,6 @@ def run_restart(request, pk: int):
 
 def _changeable_run(request, pk: int) -> TrainingRun:
     if not request.user.has_perm(CHANGE_PERMISSION):
-        raise PermissionDenied("cancelling or resuming a run needs the permission to change runs")
+        raise PermissionDenied("Cancelling or resuming a run needs the permission to change "
+                               "runs: ask an administrator for it.")
     return get_object_or_404(TrainingRun, pk=pk)

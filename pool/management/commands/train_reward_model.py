@@ -14,7 +14,7 @@ from rating.sources import SOURCE_CHOICES
 
 class Command(BaseCommand):
     help = ("Train a new reward model from the grades (in this process, printing progress; "
-            "--queue sends it to the train worker instead).")
+            "--queue sends it to the short worker instead).")
 
     def add_arguments(self, parser):
         defaults = TrainConfig()

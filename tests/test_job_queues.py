@@ -1,0 +1,62 @@
+"""Long and short jobs on their own queues: a reward model trains while a
+long task holds the train worker, and every routed queue has a worker in the
+Procfile (the one `make demo` starts)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.conf import settings as django_settings
+
+from paintrl_site.celery import app as celery_app
+from pool.models import RewardModel
+from pool.reward import services
+from tests.blocking_tasks import block_task
+from tests.reward_data import SMALL_CONFIG, toy_graded_renders
+from tests.train_worker import run_short_worker, run_train_worker
+from tests.workers import ROOT, wait_for
+
+LONG = ["training.tasks.run_task", "training.tasks.policy_bootstrap_task"]
+SHORT = ["pool.tasks.train_reward_model_task", "pool.tasks.score_renders_task",
+         "training.tasks.replay_task", "training.tasks.judge_agreement_task"]
+
+
+def queue_of(task_name: str) -> str:
+    return celery_app.amqp.router.route({}, task_name)["queue"].name
+
+
+class TestRoutes:
+    def test_long_jobs_go_to_the_train_queue(self):
+        assert {queue_of(name) for name in LONG} == {"train"}
+
+    def test_short_jobs_go_to_a_queue_of_their_own(self):
+        assert {queue_of(name) for name in SHORT} == {"short"}
+
+    def test_every_routed_queue_has_a_worker_in_the_procfile(self):
+        procfile = (ROOT / "Procfile").read_text()
+        served = set(re.findall(r"-Q (\w+)", procfile))
+        routed = {route["queue"] for route in django_settings.CELERY_TASK_ROUTES.values()}
+        assert routed | {django_settings.CELERY_TASK_DEFAULT_QUEUE} <= served
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_short_job_finishes_while_a_long_task_holds_the_train_worker(tmp_path, settings):
+    long_worker = run_train_worker(tmp_path, settings, include="tests.blocking_tasks")
+    train = next(long_worker)
+    short_worker = run_short_worker(tmp_path, settings)
+    short = next(short_worker)
+    started, release = tmp_path / "started", tmp_path / "release"
+    try:
+        block_task.apply_async((str(started), str(release)), queue="train")
+        wait_for(started.exists, timeout=60, worker=train)
+        toy_graded_renders(45)
+        job = services.reward_model_create(config=SMALL_CONFIG)  # queued on commit
+        wait_for(lambda: RewardModel.objects.get(pk=job.pk).is_finished, timeout=120,
+                 worker=short)
+        job.refresh_from_db()
+        assert job.status == "done", job.error
+        assert not release.exists()  # the long task was holding its worker all along
+    finally:
+        release.touch()
+        for worker in (short_worker, long_worker):
+            next(worker, None)

@@ -1,0 +1,116 @@
+"""The jobs page: every queued and running job across the kinds, with its
+queue, place in the queue, share done and time left; the home page's
+"Running now" lines."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from pool.models import RewardModel
+from sketches import services as sketch_services
+from sketches.models import ImportJob, Render
+from tests.rating_data import curator_create
+from tests.test_training_pages import run_create
+
+JOBS = reverse("jobs")
+
+
+@pytest.fixture
+def staff(db, client):
+    user = curator_create("boss", staff=True)
+    client.force_login(user)
+    return user
+
+
+def reward_model(version: int, **fields) -> RewardModel:
+    return RewardModel.objects.create(version=version, **fields)
+
+
+class TestTheTable:
+    def test_queued_jobs_are_numbered_by_queue_oldest_first(self, staff, client):
+        older = reward_model(1)
+        newer = reward_model(2)
+        ImportJob.objects.create(original_filename="grades.zip", archive="imports/a.zip")
+        RewardModel.objects.filter(pk=older.pk).update(created=timezone.now() - timedelta(1))
+        rows = client.get(JOBS).context["rows"]
+        places = {(row.kind, row.name): (row.queue, row.position) for row in rows}
+        assert places[("Reward model", str(older))] == ("short", 1)
+        assert places[("Reward model", str(newer))] == ("short", 2)
+        assert places[("Import", "Import 1 of grades.zip: queued")] == ("default", 1)
+
+    def test_a_running_run_shows_its_share_done_and_time_left(self, staff, client):
+        run = run_create(progress={"step": 1, "max_steps": 4, "eta_s": 240})
+        finished = run_create(status="done", name="old run")
+        response = client.get(JOBS)
+        (row,) = response.context["rows"]
+        assert (row.kind, row.status, row.queue, row.position) == (
+            "Training run", "Running", "train", None)
+        assert (row.percent, row.eta) == (25, "about 4 min left")
+        assert reverse("training:run", args=[run.pk]) in response.content.decode()
+        assert finished.name not in response.content.decode()
+
+    def test_a_running_job_without_enough_progress_is_estimating(self, staff, client):
+        reward_model(1, status="running", started=timezone.now(),
+                     progress={"stage": "training", "epoch": 0, "max_epochs": 50})
+        (row,) = client.get(JOBS).context["rows"]
+        assert (row.percent, row.eta) == (0, "estimating…")
+
+    def test_the_policy_build_is_listed_while_it_runs(self, staff, client, settings, tmp_path):
+        from training.policy.build_status import build_tracked
+        from training.policy.sft import SftProgress
+
+        settings.PAINTRL_POLICY_DIR = str(tmp_path / "builtin")
+        with build_tracked(tmp_path / "builtin") as tracker:
+            tracker.progress(SftProgress(step=300, loss=1.9, learning_rate=5e-3,
+                                         tokens_per_s=8000, epoch=0.4, elapsed_s=240, done=0.4))
+            (row,) = client.get(JOBS).context["rows"]
+        assert (row.kind, row.queue, row.percent) == ("Policy build", "train", 40)
+        assert not client.get(JOBS).context["rows"]  # finished: gone
+
+    def test_pending_renders_are_counted(self, staff, client):
+        sketch = sketch_services.sketch_create(code="function setup(){}")
+        Render.objects.create(sketch=sketch)
+        assert "1 render waiting on the" in client.get(JOBS).content.decode()
+
+
+class TestRefresh:
+    def test_the_table_polls_while_a_job_is_live(self, staff, client):
+        reward_model(1)
+        assert 'hx-trigger="every 3s"' in client.get(JOBS).content.decode()
+
+    def test_it_stops_polling_when_nothing_is_live(self, staff, client):
+        reward_model(1, status="done")
+        text = client.get(JOBS).content.decode()
+        assert "No job is queued or running." in text and "hx-trigger" not in text
+
+    def test_a_poll_gets_only_the_table(self, staff, client):
+        response = client.get(JOBS, headers={"HX-Request": "true"})
+        assert response.content.strip().startswith(b'<section id="jobs-table"')
+
+
+class TestAccess:
+    def test_curators_are_refused(self, db, client):
+        client.force_login(curator_create("ann"))
+        assert client.get(JOBS).status_code == 403
+
+
+class TestHomePage:
+    def test_staff_see_what_is_running_with_a_link_to_the_jobs_page(self, staff, client):
+        run_create(progress={"step": 2, "max_steps": 4, "eta_s": 30})
+        reward_model(1)  # queued: not running
+        text = client.get(reverse("home")).content.decode()
+        section = text[text.index('id="jobs-running"'):]
+        section = section[:section.index("</section>")]
+        assert (f'<a href="{JOBS}">Training run: hibiscus run</a>, 50 %, '
+                "less than a minute left") in section
+        assert "Reward model" not in section
+
+    def test_the_navigation_links_the_jobs_page_for_staff_only(self, db, client):
+        link = f'<a href="{JOBS}">Jobs</a>'
+        client.force_login(curator_create("boss", staff=True))
+        assert link in client.get(reverse("home")).content.decode()
+        client.force_login(curator_create("ann"))
+        assert link not in client.get(reverse("home")).content.decode()

@@ -1,0 +1,146 @@
+"""The words on the pages: counts pluralised right with 1 and with 2 of a thing,
+no stray space before a full stop, no stage that repeats or contradicts the
+status, the model names in the admin, and the site's favicon."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from rating.services import grade_record
+from sketches.models import Sketch
+from tests.rating_data import curator_create, renders_create
+
+
+def text_of(html: str) -> str:
+    """The page's words, tags dropped and whitespace collapsed, as a reader sees them."""
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+@pytest.fixture
+def staff(client, db):
+    boss = get_user_model().objects.create_superuser("boss", password="x-long-pass-1")
+    client.force_login(boss)
+    return client
+
+
+@pytest.mark.django_db
+class TestHomeGrades:
+    def test_no_grades_end_the_sentence_without_a_stray_space(self, staff):
+        html = staff.get(reverse("home")).content.decode()
+        assert re.search(r"0 of 0 gradable renders graded\.</p>", html)
+
+    @pytest.mark.parametrize(("curators", "words"), [(1, "by 1 curator."), (2, "by 2 curators.")])
+    def test_curators_counted(self, staff, settings, tmp_path, curators, words):
+        settings.MEDIA_ROOT = tmp_path
+        [render] = renders_create(1)
+        for n in range(curators):
+            grade_record(render=render, curator=curator_create(f"c{n}"), value="love")
+        text = text_of(staff.get(reverse("home")).content.decode())
+        assert f"1 of 1 gradable render graded {words}" in text
+
+
+@pytest.mark.django_db
+class TestAgreementCounts:
+    @pytest.mark.parametrize(("curators", "words"), [
+        (1, "1 curator 1 grade 0 renders graded by two or more"),
+        (2, "2 curators 2 grades 1 render graded by two or more")])
+    def test_curators_grades_and_renders(self, staff, settings, tmp_path, curators, words):
+        settings.MEDIA_ROOT = tmp_path
+        [render] = renders_create(1)
+        for n in range(curators):
+            grade_record(render=render, curator=curator_create(f"c{n}"), value="love")
+        assert words in text_of(staff.get(reverse("rating:agreement")).content.decode())
+
+
+@pytest.mark.django_db
+class TestModelNames:
+    def test_sketches_not_sketchs(self, staff):
+        assert Sketch._meta.verbose_name_plural == "sketches"
+        html = staff.get(reverse("admin:index")).content.decode()
+        assert ">Sketches<" in html and "Sketchs" not in html
+
+
+@pytest.mark.django_db
+class TestRunPage:
+    @pytest.fixture
+    def run(self):
+        from tests.lab_data import presets_ensure
+        from tests.test_training_pages import run_create
+
+        presets_ensure()
+        return run_create(progress={"stage": "queued", "step": 0, "max_steps": 4})
+
+    def test_a_queued_stage_beside_running_is_not_shown(self, staff, run):
+        html = staff.get(reverse("training:run", args=[run.pk])).content.decode()
+        assert "Running" in html and "(queued)" not in html
+        run.progress = {**run.progress, "stage": "loading"}
+        run.save()
+        html = staff.get(reverse("training:run", args=[run.pk])).content.decode()
+        assert "(loading)" in html
+
+    @pytest.mark.parametrize(("save_steps", "words"), [
+        (1, "a checkpoint every step"), (2, "a checkpoint every 2 steps")])
+    def test_checkpoint_every(self, staff, run, save_steps, words):
+        run.save_steps = save_steps
+        run.save()
+        html = staff.get(reverse("training:run", args=[run.pk])).content.decode()
+        assert words in html and "every 1 steps" not in html
+
+    @pytest.mark.parametrize(("generations", "words"), [
+        (1, "1 generation ×"), (2, "2 generations ×")])
+    def test_generations(self, staff, run, generations, words):
+        run.num_generations = generations
+        run.max_steps = generations
+        run.save()
+        html = staff.get(reverse("training:run", args=[run.pk])).content.decode()
+        assert words in html
+        assert f"{generations} step{'s' if generations > 1 else ''};" in html
+
+
+class TestTemplateCounts:
+    """Fragments rendered with 1 and 2 of the thing they count."""
+
+    @pytest.mark.parametrize(("n", "word"), [(1, "group"), (2, "groups")])
+    def test_replay_diagnostics_groups(self, n, word):
+        column = {"label": "v2", "diagnosis": {"rollouts": 4, "groups": n, "total": {}},
+                  "findings": [], "charts": {}}
+        html = render_to_string("training/_diagnostics.html", {"column": column})
+        assert f"<strong>{n}</strong> {word}</li>" in html
+
+    @pytest.mark.parametrize(("n", "words"), [(1, "again in 1 second;"),
+                                              (2, "again in 2 seconds;")])
+    def test_503_seconds(self, n, words):
+        assert words in text_of(render_to_string("503.html", {"retry_s": n}))
+
+
+@pytest.mark.django_db
+class TestReplayPage:
+    @pytest.mark.parametrize(("n", "words"), [(1, "0 of 1 render scored"),
+                                              (2, "0 of 2 renders scored")])
+    def test_renders_scored(self, staff, n, words):
+        from tests.lab_data import presets_ensure
+        from training.models import Judge, Replay, Rubric
+
+        presets_ensure()
+        local = Judge.objects.get(name="local")
+        replay = Replay.objects.create(rubric=Rubric.objects.get(name="v2"), judge=local,
+                                       scorer=local, progress={"done": 0, "total": n},
+                                       selection={"per_group": 8})
+        html = staff.get(reverse("training:replay", args=[replay.pk])).content.decode()
+        assert words in text_of(html)
+
+
+@pytest.mark.django_db
+class TestFavicon:
+    def test_every_page_links_the_svg_favicon(self, staff):
+        html = staff.get(reverse("home")).content.decode()
+        found = re.search(r'<link rel="icon" href="([^"]+)" type="image/svg\+xml">', html)
+        assert found and found.group(1).endswith("favicon.svg")
+        from django.contrib.staticfiles import finders
+
+        path = finders.find("favicon.svg")
+        assert path and open(path).read().startswith("<svg")
