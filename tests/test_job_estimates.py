@@ -81,3 +81,23 @@ class TestARunsTimeLeft:
                                    "eta_s": None})
         text = client.get(reverse("training:run", args=[run.pk])).content.decode()
         assert "(25%), time left: estimating…" in text
+
+
+class TestPolicyBuild:
+    """A build's time left is SFT's own pace: the corpus and tokenizer before
+    it are not part of it."""
+
+    def status(self, *, done: float, sft_elapsed_s: float, setup_s: float):
+        from training.policy.build_status import BUILDING, BuildStatus
+
+        return BuildStatus(state=BUILDING, done=done, sft_elapsed_s=sft_elapsed_s,
+                           started=1000.0, updated=1000.0 + setup_s + sft_elapsed_s)
+
+    def test_setup_time_does_not_count(self):
+        # 13 min in, 8 of them setup, SFT 5 min in and half done: 5 min left.
+        status = self.status(done=0.5, sft_elapsed_s=300, setup_s=480)
+        assert status.eta_s == pytest.approx(300)
+
+    def test_too_little_sft_is_estimating(self):
+        status = self.status(done=0.01, sft_elapsed_s=3, setup_s=480)
+        assert status.eta_s is None

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from jobs.estimates import MIN_SECONDS
+
 BUILDING, DONE, FAILED, STOPPED = "building", "done", "failed", "stopped"
 
 
@@ -30,6 +32,10 @@ class BuildStatus:
     state: str
     message: str = ""
     done: float = 0.0  # share of the SFT budget spent, 0..1
+    # Seconds SFT itself has run: the corpus and tokenizer before it take
+    # minutes that say nothing about SFT's pace ("57 min left" 13 min into a
+    # 15-minute build, when the time left was measured from the build's start).
+    sft_elapsed_s: float = 0.0
     step: int = 0
     loss: float | None = None
     started: float = field(default_factory=time.time)
@@ -39,10 +45,12 @@ class BuildStatus:
 
     @property
     def eta_s(self) -> float | None:
-        """Seconds of SFT left, from the share done so far (None before any)."""
-        if self.state != BUILDING or not 0 < self.done < 1:
+        """Seconds of SFT left at SFT's own pace so far; None ("estimating…")
+        before MIN_SECONDS of it, whose first steps warm up."""
+        if (self.state != BUILDING or not 0 < self.done < 1
+                or self.sft_elapsed_s < MIN_SECONDS):
             return None
-        return (self.updated - self.started) * (1 - self.done) / self.done
+        return self.sft_elapsed_s * (1 - self.done) / self.done
 
 
 def status_path(out: str | Path) -> Path:
@@ -84,6 +92,7 @@ class BuildTracker:
     def progress(self, p) -> None:
         """An SftProgress: the share done, step and loss."""
         self.status.done, self.status.step, self.status.loss = p.done, p.step, p.loss
+        self.status.sft_elapsed_s = p.elapsed_s
         self.status.message = f"training: step {p.step}, loss {p.loss:.3f}"
         self._write()
 
