@@ -1,10 +1,15 @@
 """Grades, their history, and the queue's claims and skips in the admin.
 Grades are changed through the grading page (which keeps the history); here
-they are read, filtered, and deleted when they must be."""
+they are read, filtered, and deleted when they must be. The grading settings
+are one row, changed here and saved through the service (which drops the
+cached copy the queue reads)."""
 from django.contrib import admin
+from django.shortcuts import redirect
+from django.urls import reverse
 from django.utils import timezone
 
-from .models import Claim, Grade, GradeChange, Skip
+from .models import Claim, Grade, GradeChange, GradingSettings, Skip
+from .services import grading_settings_update
 
 
 class GradeChangeInline(admin.TabularInline):
@@ -54,3 +59,27 @@ class SkipAdmin(admin.ModelAdmin):
     list_display = ("render", "curator", "created")
     list_filter = ("curator",)
     raw_id_fields = ("render",)
+
+
+@admin.register(GradingSettings)
+class GradingSettingsAdmin(admin.ModelAdmin):
+    fields = ("overlap", "guidelines", "updated", "updated_by")
+    readonly_fields = ("updated", "updated_by")
+
+    def has_add_permission(self, request):
+        return not GradingSettings.objects.exists()
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def changelist_view(self, request, extra_context=None):
+        """Straight to the one row (or to making it): a list of one is a detour."""
+        row = GradingSettings.objects.filter(pk=GradingSettings.SINGLETON_PK).first()
+        if row is None:
+            return redirect(reverse("admin:rating_gradingsettings_add"))
+        return redirect(reverse("admin:rating_gradingsettings_change", args=[row.pk]))
+
+    def save_model(self, request, obj, form, change):
+        saved = grading_settings_update(overlap=obj.overlap, guidelines=obj.guidelines,
+                                        updated_by=request.user)
+        obj.pk, obj.updated, obj.updated_by = saved.pk, saved.updated, saved.updated_by

@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 
 from sketches.models import Render
@@ -101,3 +102,30 @@ class Skip(models.Model):
 
     def __str__(self) -> str:
         return f"{self.curator} skipped render {self.render_id}"
+
+
+class GradingSettings(models.Model):
+    """The grading settings staff change from the site: one row (pk 1), made on
+    first save. Read through rating.selectors.grading_settings(), written
+    through rating.services.grading_settings_update()."""
+
+    SINGLETON_PK = 1
+
+    overlap = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text="How many curators grade each render. Empty: PAINTRL_GRADE_OVERLAP.")
+    guidelines = models.TextField(
+        blank=True, help_text="Shown to curators beside the picture on the grading page. "
+                              "Plain text; blank lines separate paragraphs.")
+    updated = models.DateTimeField(auto_now=True)
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+")
+
+    class Meta:
+        verbose_name = verbose_name_plural = "grading settings"
+        constraints = [
+            models.CheckConstraint(condition=models.Q(id=1), name="grading_settings_one_row"),
+        ]
+
+    def __str__(self) -> str:
+        return "Grading settings"

@@ -3,9 +3,9 @@ that keep two curators from grading the same render at once.
 
 A curator's browser holds a few renders ahead (PAINTRL_GRADE_PREFETCH). Each is
 a live `Claim`: it counts as a seat on the render, and a render hands out at
-most PAINTRL_GRADE_OVERLAP seats (grades plus live claims). A claim lapses
-after PAINTRL_CLAIM_TTL_S unless the curator's requests renew it (they do once
-half of it has gone).
+most overlap seats (grades plus live claims; the overlap is the site's grading
+setting, else PAINTRL_GRADE_OVERLAP). A claim lapses after PAINTRL_CLAIM_TTL_S
+unless the curator's requests renew it (they do once half of it has gone).
 
 Why this is safe on PostgreSQL with several curators: candidates are read with
 `SELECT ... FOR NO KEY UPDATE SKIP LOCKED`, so two curators claiming at once
@@ -29,7 +29,14 @@ from sketches.models import Render
 
 from . import conf, ordering
 from .models import Claim, Grade
-from .selectors import QueueEntry, QueueFilter, renders_matching, renders_open, review_grades
+from .selectors import (
+    QueueEntry,
+    QueueFilter,
+    grade_overlap,
+    renders_matching,
+    renders_open,
+    review_grades,
+)
 
 # The browser's queue is topped up once it is this many short, not after every
 # grade: half the grades then skip the claiming queries altogether.
@@ -162,7 +169,7 @@ def _taken_since(ids: list[int], *, curator, now) -> set[int]:
     """Of renders just found open, those another curator's grade or claim has
     filled since. At overlap 1 any grade or live claim fills the one seat, and
     two plain lookups by render id say so (cheaper than the full open test)."""
-    if conf.grade_overlap() > 1:
+    if grade_overlap() > 1:
         still_open = renders_open(Render.objects.filter(pk__in=ids), curator=curator, now=now,
                                   mine_held_open=False).values_list("pk", flat=True)
         return set(ids) - set(still_open)

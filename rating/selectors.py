@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import QueryDict
@@ -13,7 +14,32 @@ from django.utils import timezone
 from sketches.models import Render, Sketch
 
 from . import conf, ordering
-from .models import Claim, Grade, GradeChange, Skip
+from .models import Claim, Grade, GradeChange, GradingSettings, Skip
+
+# The grading settings row, cached: the queue reads the overlap on every grade
+# (several times a request), and the grading page's server budget is a few ms.
+# A cache hit costs a local-memory get (microseconds); a miss, one primary-key
+# read. The service deletes the key on save, so the saving process (and every
+# process, with a shared cache) sees a change on its next request; with the
+# default per-process cache, other server processes see it within this timeout.
+GRADING_SETTINGS_CACHE_KEY = "rating:grading-settings"
+GRADING_SETTINGS_CACHE_S = 5
+
+
+def grading_settings() -> GradingSettings:
+    """The grading settings row, or an unsaved default when staff never saved one."""
+    row = cache.get(GRADING_SETTINGS_CACHE_KEY)
+    if row is None:
+        row = (GradingSettings.objects.filter(pk=GradingSettings.SINGLETON_PK).first()
+               or GradingSettings(pk=GradingSettings.SINGLETON_PK))
+        cache.set(GRADING_SETTINGS_CACHE_KEY, row, GRADING_SETTINGS_CACHE_S)
+    return row
+
+
+def grade_overlap() -> int:
+    """How many curators grade each render: the site's setting when staff set
+    one, else PAINTRL_GRADE_OVERLAP."""
+    return grading_settings().overlap or conf.grade_overlap()
 
 
 @dataclass(frozen=True)
@@ -106,7 +132,7 @@ def renders_open(renders: QuerySet[Render], *, curator, now: datetime | None = N
     renders waiting for them); otherwise those are left out too (as when
     claiming more)."""
     now = now or timezone.now()
-    overlap = conf.grade_overlap()
+    overlap = grade_overlap()
     renders = renders.exclude(Exists(Skip.objects.filter(render=OuterRef("pk"), curator=curator)))
     grades = Grade.objects.filter(render=OuterRef("pk"))
     mine = Claim.objects.filter(render=OuterRef("pk"), curator=curator)
@@ -137,7 +163,7 @@ def review_grades(*, curator, queue_filter: QueueFilter) -> QuerySet[Grade]:
 
 def grading_progress(*, curator, queue_filter: QueueFilter,
                      after: int | None = None) -> GradingProgress:
-    overlap = conf.grade_overlap()
+    overlap = grade_overlap()
     graded = Grade.objects.filter(render=OuterRef("pk"))
     # One pass over the gradable renders for the whole-queue figures.
     counts = renders_gradable().aggregate(

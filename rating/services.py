@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -11,8 +12,9 @@ from sketches.access import curator_group_name
 from sketches.models import Render
 
 from .conf import claim_ttl
-from .models import Claim, Grade, GradeChange, Skip
+from .models import Claim, Grade, GradeChange, GradingSettings, Skip
 from .queue import render_claim
+from .selectors import GRADING_SETTINGS_CACHE_KEY
 
 
 def curator_group() -> Group:
@@ -131,3 +133,16 @@ def skips_clear(*, curator) -> int:
     """Bring every render the curator skipped back into their queue."""
     deleted, _ = Skip.objects.filter(curator=curator).delete()
     return deleted
+
+
+def grading_settings_update(*, overlap: int | None, guidelines: str, updated_by) -> GradingSettings:
+    """Save the site's grading settings (the one row) and drop the cached copy,
+    now and again once the transaction commits (so a request that read the old
+    row meanwhile cannot leave it cached)."""
+    row = GradingSettings(pk=GradingSettings.SINGLETON_PK, overlap=overlap,
+                          guidelines=guidelines.strip(), updated_by=updated_by)
+    row.full_clean(validate_unique=False)
+    row.save()
+    cache.delete(GRADING_SETTINGS_CACHE_KEY)
+    transaction.on_commit(lambda: cache.delete(GRADING_SETTINGS_CACHE_KEY))
+    return row

@@ -41,7 +41,7 @@ from django.utils import timezone
 
 from paintrl_site.celery import app as celery_app
 from pool.models import PoolMember, PoolPin, PoolRule, PoolSnapshot, RewardModel
-from rating.models import Claim, Grade, GradeChange, Skip
+from rating.models import Claim, Grade, GradeChange, GradingSettings, Skip
 from rating.services import grade_record
 from sketches.importing.sources import member_name
 from sketches.models import ImportJob, Render, Sketch
@@ -225,6 +225,7 @@ def world(settings, tmp_path) -> World:
     Claim.objects.create(render=lab.renders[1], curator=other,
                          expires=timezone.now() + timedelta(minutes=5))
     Skip.objects.create(render=lab.renders[2], curator=other)
+    GradingSettings.objects.create(pk=GradingSettings.SINGLETON_PK)  # empty: changes nothing
     PoolRule.objects.create(note="the sweep's rule")
     PoolPin.objects.create(render=lab.renders[3], action="out", reason="sweep")
     local = Judge.objects.get(name="local")

@@ -5,9 +5,11 @@ after every step, once the page says the step is saved."""
 from __future__ import annotations
 
 import pytest
+from django.core.cache import cache
 from django.db import connections
 from django.test import Client
 
+from rating import selectors, services
 from rating.models import Claim, Grade, GradeChange, Skip
 from sketches.models import Render
 from tests.conftest import chromium_path
@@ -236,3 +238,38 @@ class TestWithoutJavaScript:
         assert Grade.objects.get(curator=curator).render_id == renders[1].pk
         assert page.locator("#stage").get_attribute("data-render") == str(renders[0].pk)
         assert Grade.objects.get().shown_ms is not None
+
+
+class TestGuidelines:
+    @pytest.fixture
+    def guidelines(self, curator):
+        def write(text: str) -> None:
+            services.grading_settings_update(overlap=None, guidelines=text, updated_by=None)
+
+        cache.delete(selectors.GRADING_SETTINGS_CACHE_KEY)
+        yield write
+        cache.delete(selectors.GRADING_SETTINGS_CACHE_KEY)
+
+    def test_g_toggles_them_and_they_take_no_keys(self, browser, live_server, guidelines):
+        guidelines("Love bold shapes.")
+        renders_create(2)
+        page = GradingPage(browser().new_page(), f"{live_server.url}/rate/")
+        panel = page.page.locator("#guidelines")
+        page.expect(panel).to_contain_text("Love bold shapes.")
+        page.expect(panel).to_have_attribute("open", "")
+        page.page.keyboard.press("g")
+        page.expect(panel).not_to_have_attribute("open", "")
+        page.page.locator("#guidelines summary").click()  # a click opens it, and takes no keys
+        page.expect(panel).to_have_attribute("open", "")
+        page.press("1")
+        page.wait_saved(1)
+        page.page.keyboard.press("Tab")
+        assert page.page.evaluate("document.activeElement.closest('#guidelines')") is None
+
+    def test_without_javascript_they_are_shown(self, browser, live_server, guidelines):
+        guidelines("Nope: blank canvases.")
+        renders_create(1)
+        page = browser(java_script_enabled=False).new_page()
+        page.goto(f"{live_server.url}/rate/")
+        assert page.locator("#guidelines").is_visible()
+        assert "Nope: blank canvases." in page.locator("#guidelines").inner_text()

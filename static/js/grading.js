@@ -432,6 +432,7 @@
     else if (key === "s") skipCurrent();
     else if (key === "u") undo();
     else if (key === "c") toggleCode();
+    else if (key === "g" && $("guidelines")) $("guidelines").open = !$("guidelines").open;
     else if (key === "?") keysHelp.open = !keysHelp.open;
     else if (key === "Escape") { codeCard.hidden = true; keysHelp.open = false; }
     else return;
