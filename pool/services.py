@@ -175,7 +175,7 @@ def render_fingerprints_store(*, renders: Iterable[Render]) -> dict[int, Fingerp
 
 
 def render_fingerprints_queue(*, render_ids: Sequence[int]) -> None:
-    """Have the train worker store these renders' fingerprints once the current
+    """Have a default-queue worker store these renders' fingerprints once the current
     transaction commits (pool.tasks.render_fingerprints_store_task). For the
     pool page, which computed them without storing: a broker that cannot be
     reached is logged, not raised, since the page has what it needs."""

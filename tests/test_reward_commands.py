@@ -1,6 +1,6 @@
 """`train_reward_model` end to end on a small graded set: it trains here,
 prints progress and the held-out accuracy, activates and scores; --queue
-leaves the training to the train worker."""
+leaves the training to the short worker."""
 from __future__ import annotations
 
 import pytest

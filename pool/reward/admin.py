@@ -194,7 +194,7 @@ class RewardModelAdmin(admin.ModelAdmin):
             self.message_user(request, str(exc), messages.ERROR)
             return
         self.message_user(request, f"v{reward_model.version} is active; renders are being "
-                                   "scored on the train worker.")
+                                   "scored on the short worker.")
         warning = evidence_warning((reward_model.metrics or {}).get("test"))
         if warning:
             self.message_user(request, f"v{reward_model.version} was trained on too little to "
@@ -231,7 +231,7 @@ class RewardModelAdmin(admin.ModelAdmin):
                 form.add_error(None, str(exc))
             else:
                 self.message_user(request, f"Training reward model v{reward_model.version} "
-                                           "on the train worker.")
+                                           "on the short worker.")
                 return redirect("admin:pool_rewardmodel_change", reward_model.pk)
         context = {**self.admin_site.each_context(request), "form": form,
                    "opts": self.model._meta, "title": "Train a new reward model"}

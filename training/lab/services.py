@@ -54,7 +54,7 @@ def replay_create(*, rubric: Rubric, selection: ReplaySelection,
                   drop_unanswerable: bool = False, name: str = "", created_by=None,
                   queue: bool = True) -> Replay:
     """A queued replay of `rubric` (and `compare_rubric`) on the renders
-    `selection` chooses; queued on the train queue after commit. Signals the
+    `selection` chooses; queued on the short queue after commit. Signals the
     judges can never answer refuse it, or with `drop_unanswerable` are
     dropped openly (module docstring)."""
     rubrics = [rubric] + ([compare_rubric] if compare_rubric else [])

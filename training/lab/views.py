@@ -68,5 +68,5 @@ def judge_agreement(request, pk: int):
     judge = get_object_or_404(Judge, pk=pk)
     judge_agreement_task.delay(judge.pk)
     messages.info(request, f"Measuring {judge.name}'s agreement with the curators on the "
-                           "train worker; reload in a minute.")
+                           "short worker; reload in a minute.")
     return redirect("training:lab")

@@ -1,7 +1,7 @@
 """python manage.py train_reward_model [--source auto|human|simulated] [--epochs N]
 [--image-size PX] [--seed S] [--model cnn|backbone] [--activate] [--queue]:
 train a new reward-model version from the grades, here with progress printed,
-or on the train worker with --queue."""
+or on the short worker with --queue."""
 from django.core.management.base import BaseCommand, CommandError
 
 from pool.models import RewardModel
@@ -31,7 +31,7 @@ class Command(BaseCommand):
         parser.add_argument("--activate", action="store_true",
                             help="make it the active model and score every render with it")
         parser.add_argument("--queue", action="store_true",
-                            help="train on the Celery train worker; follow it in the admin")
+                            help="train on the Celery short worker; follow it in the admin")
 
     def handle(self, *args, source, epochs, image_size, seed, model, activate, queue,
                **options):
@@ -44,7 +44,7 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         if queue:
             self.stdout.write(self.style.SUCCESS(
-                f"Queued reward model v{reward_model.version} on the train queue; "
+                f"Queued reward model v{reward_model.version} on the short queue; "
                 "follow it in the admin (Reward models)."))
             return
         self.stdout.write(f"Training reward model v{reward_model.version} here "
