@@ -4,7 +4,7 @@ whole corpus on this machine, with the built-in policy building beside it?
 Does what `make demo` does, in a throwaway folder (its own SQLite database,
 media folder and policy folder, Redis database 13): migrate, seed_corpus
 --count N, bootstrap_policy --if-missing --queue, then starts the Procfile's
-render, default and train workers, and watches the renders until none is
+render, default, train and short workers, and watches the renders until none is
 pending, printing progress every --every seconds. It ends with the time from
 the workers' start to the last render, renders per minute, the verdicts, and
 where the policy build was by then. Nothing of the throwaway run is kept.
@@ -36,6 +36,7 @@ WORKERS = {
                os.environ.get("PAINTRL_RENDER_BROWSERS", "2"), "-n", "render@bench"],
     "default": ["-Q", "default", "-c", "1", "-n", "default@bench"],
     "train": ["-Q", "train", "-c", "1", "-n", "train@bench"],
+    "short": ["-Q", "short", "-c", "1", "-n", "short@bench"],
 }
 
 

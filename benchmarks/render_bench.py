@@ -1,10 +1,12 @@
 """Render benchmark, in two parts (both by default; --part picks one).
 
-Part "masks": what do CPU fill masks (harness 3) buy over masks on SwiftShader,
-and does the picture stay? Paints --painter-seeds seeds of the procedural
-painter (the seed picks the subject, so 48 seeds hold every subject four times
-and every tier) at --size px and renders each twice, today's way
-(RendererConfig(cpu_fill_masks=False), the renderer before harness 3) and the
+Part "masks": what does the fast path (CPU fill masks, harness 3, and one
+shared SwiftShader pipeline cache) buy over the renderer before it, and does
+the picture stay? Paints --painter-seeds seeds of the procedural painter (the
+seed picks the subject, so 48 seeds hold every subject four times and every
+tier) at --size px and renders each twice, the old way
+(RendererConfig(cpu_fill_masks=False, shared_pipeline_cache=False): masks on
+SwiftShader, a pipeline cache per WebGL context, as before harness 3) and the
 new way, one after the other in two one-browser pools that live side by side,
 so the machine's noise falls on both alike. Per tier and overall it prints
 throughput (renders per second of wall time) and the ratio new/old, and beside
@@ -98,7 +100,8 @@ def compare_pictures(old_png: bytes | None,
 
 def run_masks(seeds: int, size: int, render_seed: int) -> list[MaskPair]:
     pairs = []
-    old_config = RendererConfig(browsers=1, cpu_fill_masks=False, deadline_s=MASKS_DEADLINE_S)
+    old_config = RendererConfig(browsers=1, cpu_fill_masks=False, shared_pipeline_cache=False,
+                                deadline_s=MASKS_DEADLINE_S)
     new_config = RendererConfig(browsers=1, cpu_fill_masks=True, deadline_s=MASKS_DEADLINE_S)
     with RenderPool(old_config) as old_pool, RenderPool(new_config) as new_pool:
         for seed in range(seeds):

@@ -53,6 +53,11 @@ class RendererConfig:
     # renderer before harness 3 (masks on SwiftShader), kept so benchmarks and
     # the fidelity test can put the two side by side.
     cpu_fill_masks: bool = True
+    # One SwiftShader pipeline cache for the whole GPU process (sandbox.py's
+    # chromium_args says what it saves). False is the browser as it ran
+    # before, kept so benchmarks can put the two side by side; pixels do not
+    # depend on it.
+    shared_pipeline_cache: bool = True
     library_dir: Path = field(default_factory=libraries.default_library_dir)
     # Chromium's own sandbox (os_sandbox.py): a root worker runs the browser
     # as this unprivileged user, whom scripts/system_deps.sh creates; ignored
