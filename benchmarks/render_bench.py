@@ -1,14 +1,16 @@
 """Render benchmark, in two parts (both by default; --part picks one).
 
-Part "masks": what does the fast path (CPU fill masks, harness 3, and one
-shared SwiftShader pipeline cache) buy over the renderer before it, and does
+Part "masks": what does the fast path (CPU fill masks, harness 3, one shared
+SwiftShader pipeline cache and a small viewport) buy over the renderer before it, and does
 the picture stay? Paints --painter-seeds seeds of the procedural painter (the
 seed picks the subject, so 48 seeds hold every subject four times and every
 tier) at --size px and renders each twice, the old way
-(RendererConfig(cpu_fill_masks=False, shared_pipeline_cache=False): masks on
-SwiftShader, a pipeline cache per WebGL context, as before harness 3) and the
-new way, one after the other in two one-browser pools that live side by side,
-so the machine's noise falls on both alike. Per tier and overall it prints
+(RendererConfig(cpu_fill_masks=False, shared_pipeline_cache=False,
+viewport_side=1200): masks on SwiftShader, a pipeline cache per WebGL context,
+a viewport as large as the largest canvas, as before harness 3) and the
+new way, in two pools of --browsers browsers (default 2, every browser busy, as
+in a render worker) that live side by side and take turns on the same chunks
+of sketches, so the machine's noise falls on both alike. Per tier and overall it prints
 throughput (renders per second of wall time) and the ratio new/old, and beside
 it the fidelity: mean absolute difference per channel (mean and worst sketch)
 and the share of pixels off by more than 10 levels in any channel (pooled and
@@ -59,6 +61,7 @@ import numpy as np  # noqa: E402
 
 from sketches.painter import paint  # noqa: E402
 from sketches.renderer import RendererConfig, RenderPool, fidelity  # noqa: E402
+from sketches.renderer.config import DEFAULT_MAX_CANVAS_SIDE  # noqa: E402
 from sketches.renderer.fidelity import picture_difference  # noqa: E402
 from sketches.rendering import OK, render_text  # noqa: E402
 
@@ -98,22 +101,42 @@ def compare_pictures(old_png: bytes | None,
         return None, None
 
 
-def run_masks(seeds: int, size: int, render_seed: int) -> list[MaskPair]:
+def run_masks(seeds: int, size: int, render_seed: int, browsers: int) -> list[MaskPair]:
+    """Each way renders the same chunks of `browsers` sketches of one tier at
+    once (one per browser, as a render worker's threads do), the two ways
+    taking turns to go first; a sketch's time is its chunk's share."""
     pairs = []
-    old_config = RendererConfig(browsers=1, cpu_fill_masks=False, shared_pipeline_cache=False,
-                                deadline_s=MASKS_DEADLINE_S)
-    new_config = RendererConfig(browsers=1, cpu_fill_masks=True, deadline_s=MASKS_DEADLINE_S)
-    with RenderPool(old_config) as old_pool, RenderPool(new_config) as new_pool:
-        for seed in range(seeds):
-            sketch = paint(seed, size=size)
-            old_s, old = timed_render(old_pool, sketch.code, render_seed)
-            new_s, new = timed_render(new_pool, sketch.code, render_seed)
-            mad, off = compare_pictures(old.png, new.png)
-            pairs.append(MaskPair(seed, sketch.meta["subject"], sketch.meta["quality"],
-                                  old_s, new_s, mad, off, (old.status, new.status)))
-            print(f"  seed {seed:3d} {sketch.meta['quality']:4} {sketch.meta['subject']:14} "
-                  f"old {old_s:6.2f} s  new {new_s:5.2f} s  "
-                  f"mad {'-' if mad is None else f'{mad:.3f}'}", flush=True)
+    old_config = RendererConfig(browsers=browsers, cpu_fill_masks=False,
+                                shared_pipeline_cache=False,
+                                viewport_side=DEFAULT_MAX_CANVAS_SIDE, deadline_s=MASKS_DEADLINE_S)
+    new_config = RendererConfig(browsers=browsers, deadline_s=MASKS_DEADLINE_S)
+    sketches = [(seed, paint(seed, size=size)) for seed in range(seeds)]
+    chunks = []
+    for tier in TIERS:
+        of_tier = [(seed, s) for seed, s in sketches if s.meta["quality"] == tier]
+        chunks += [of_tier[i:i + browsers] for i in range(0, len(of_tier), browsers)]
+    with (RenderPool(old_config) as old_pool, RenderPool(new_config) as new_pool,
+          ThreadPoolExecutor(max_workers=browsers) as threads):
+        def chunk_render(pool, chunk):
+            started = time.perf_counter()
+            outcomes = list(threads.map(
+                lambda item: render_text(pool, item[1].code, render_seed), chunk))
+            return (time.perf_counter() - started) / len(chunk), outcomes
+
+        for index, chunk in enumerate(chunks):
+            if index % 2 == 0:
+                old_s, olds = chunk_render(old_pool, chunk)
+                new_s, news = chunk_render(new_pool, chunk)
+            else:
+                new_s, news = chunk_render(new_pool, chunk)
+                old_s, olds = chunk_render(old_pool, chunk)
+            for (seed, sketch), old, new in zip(chunk, olds, news, strict=True):
+                mad, off = compare_pictures(old.png, new.png)
+                pairs.append(MaskPair(seed, sketch.meta["subject"], sketch.meta["quality"],
+                                      old_s, new_s, mad, off, (old.status, new.status)))
+                print(f"  seed {seed:3d} {sketch.meta['quality']:4} {sketch.meta['subject']:14} "
+                      f"old {old_s:6.2f} s  new {new_s:5.2f} s  "
+                      f"mad {'-' if mad is None else f'{mad:.3f}'}", flush=True)
     return pairs
 
 
@@ -239,6 +262,9 @@ def main() -> None:
                         help="painter seeds for the masks part (default 48)")
     parser.add_argument("--size", type=int, default=400,
                         help="painter canvas side for the masks part (default 400)")
+    parser.add_argument("--browsers", type=int, default=2,
+                        help="browsers per way in the masks part, each kept busy "
+                             "(default 2: a render worker's pool on this machine)")
     parser.add_argument("--limit", type=int, default=None, help="use the first N sketches")
     parser.add_argument("--seed", type=int, default=0, help="render seed (default 0)")
     parser.add_argument("--verbose", action="store_true", help="also print per-sketch times")
@@ -246,8 +272,9 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} CPUs (os.cpu_count())")
     if args.part in ("masks", "all"):
         print(f"masks: {args.painter_seeds} painter seeds at {args.size} px, render seed "
-              f"{args.seed}, old way then new way per sketch", flush=True)
-        report_masks(run_masks(args.painter_seeds, args.size, args.seed))
+              f"{args.seed}, {args.browsers} browser(s) a way, the ways taking turns",
+              flush=True)
+        report_masks(run_masks(args.painter_seeds, args.size, args.seed, args.browsers))
     if args.part in ("pool", "all"):
         print()
         run_pool_part(args)

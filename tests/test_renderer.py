@@ -131,6 +131,22 @@ class TestHonestSketches:
         assert outcome.status == "ok"
         assert outcome.frames == 5
 
+    def test_the_window_a_sketch_sees_is_the_largest_canvas(self, render_pool):
+        # The page's real viewport is small (RendererConfig.viewport_side);
+        # a sketch sized by the window still gets the canvas it got before.
+        side = render_pool.config.max_canvas_side
+        assert render_pool.config.viewport_side < side
+        by_window = "createCanvas(windowWidth, windowHeight, WEBGL)"
+        sized = render_text(render_pool, LINES.replace("createCanvas(200, 160, WEBGL)", by_window))
+        assert (sized.width, sized.height) == (side, side)
+        probe = LINES.replace("background(", f"""const seen = [innerWidth, innerHeight, outerWidth,
+            screen.width, screen.availHeight, visualViewport.width,
+            document.documentElement.clientWidth, document.documentElement.clientHeight];
+          if (seen.some((v) => v !== {side})) throw new Error("window " + seen);
+          background(""")
+        outcome = render_text(render_pool, probe)
+        assert outcome.status == "ok" and not outcome.errors, outcome.errors
+
 
 class TestFillMasks:
     """Harness 3 draws p5.brush's fill masks on CPU canvases; the picture must

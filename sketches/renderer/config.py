@@ -22,14 +22,28 @@ DEFAULT_DEADLINE_S = 30.0
 # time for a sketch that animates without ever calling noLoop().
 DEFAULT_MAX_FRAMES = 60
 
-# The page's viewport is a square of this side; a larger canvas is refused
-# before it is allocated (a 20,000 px WebGL canvas can exhaust memory).
+# The window a sketch sees (windowWidth, screen) is a square of this side; a
+# larger canvas is refused before it is allocated (a 20,000 px WebGL canvas
+# can exhaust memory).
 DEFAULT_MAX_CANVAS_SIDE = 1200
 
 # Paint fraction below which a canvas counts as blank. Measured here
 # (2026-11-29, 300 px canvases): background only 0.0; a white HB pencil line
 # on white 0.0038; one dark 1.4 px HB line across the canvas 0.009.
 DEFAULT_BLANK_FLOOR = 0.005
+
+# The page's real viewport. The harness reads the canvas itself, so nothing
+# needs a large one, and the compositor's buffers (SwiftShader memory, cleared
+# at every new document) grow with it. Measured here (2026-12-01, 8 of the
+# painter's bad tier at 400 px, one browser, twice each way): a 200 px viewport
+# took 0.12 CPU-s less of the GPU process per render than 1200 px (0.67
+# against 0.80, 0.73 against 0.85), and 12 good and 12 bad painter sketches
+# got the same verdicts, their pixels as close as two renders in one browser
+# (0.0005 levels at most). Not smaller: at 64 px Chromium stopped giving an
+# animation frames after its 10th, and the render ran to the deadline (4 of
+# 6 times); 100 px and more ran all 12 frames every time.
+# Sketches still see a window of max_canvas_side (harness.js, windowWork).
+DEFAULT_VIEWPORT_SIDE = 200
 
 # Two browsers keep both cores busy: SwiftShader serialises inside one browser.
 DEFAULT_BROWSERS = 2
@@ -58,6 +72,7 @@ class RendererConfig:
     # before, kept so benchmarks can put the two side by side; pixels do not
     # depend on it.
     shared_pipeline_cache: bool = True
+    viewport_side: int = DEFAULT_VIEWPORT_SIDE
     library_dir: Path = field(default_factory=libraries.default_library_dir)
     # Chromium's own sandbox (os_sandbox.py): a root worker runs the browser
     # as this unprivileged user, whom scripts/system_deps.sh creates; ignored
@@ -74,6 +89,9 @@ class RendererConfig:
             raise ValueError(f"browsers must be at least 1, got {self.browsers}")
         if self.deadline_s <= 0:
             raise ValueError(f"deadline_s must be positive, got {self.deadline_s}")
+        if not 1 <= self.viewport_side <= self.max_canvas_side:
+            raise ValueError(f"viewport_side must be in [1, max_canvas_side], "
+                             f"got {self.viewport_side}")
         if self.max_frames < 1:
             raise ValueError(f"max_frames must be at least 1, got {self.max_frames}")
         if not 0 <= self.blank_floor < 1:

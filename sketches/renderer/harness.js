@@ -196,6 +196,33 @@
   const NativeDate = Date;
   clockWork();
 
+  // The window a sketch sees is a square of cfg.windowSide (the largest canvas
+  // allowed), whatever the page's real size: the renderer's viewport is kept
+  // small (config.py, DEFAULT_VIEWPORT_SIDE) and the editor's preview is a frame of
+  // the curator's layout, so a sketch sizing its canvas by windowWidth paints
+  // the same picture in both. Media queries and CSS units still see the page.
+  const windowWork = () => {
+    const side = cfg.windowSide;
+    for (const name of ["innerWidth", "innerHeight", "outerWidth", "outerHeight"]) {
+      lockGetter(window, name, () => side);
+    }
+    for (const name of ["width", "height", "availWidth", "availHeight"]) {
+      lockGetter(Screen.prototype, name, () => side);
+    }
+    if (typeof VisualViewport !== "undefined") {
+      lockGetter(VisualViewport.prototype, "width", () => side);
+      lockGetter(VisualViewport.prototype, "height", () => side);
+    }
+    const root = document.documentElement;
+    for (const name of ["clientWidth", "clientHeight"]) {
+      const native = Object.getOwnPropertyDescriptor(Element.prototype, name).get;
+      lockGetter(Element.prototype, name, function () {
+        return this === root ? side : apply(native, this, []);
+      });
+    }
+  };
+  windowWork();
+
   const state = create(null);
   state.phase = "loaded";        // loaded -> running -> setup_done -> done
   state.frames = 0;

@@ -253,7 +253,9 @@ class BrowserSandbox:
         )
         side = self._config.max_canvas_side
         self._context = await self._browser.new_context(
-            viewport={"width": side, "height": side},
+            viewport={"width": self._config.viewport_side,
+                      "height": self._config.viewport_side},
+            screen={"width": side, "height": side},
             device_scale_factor=1,
             accept_downloads=False,
             service_workers="block",
@@ -413,6 +415,9 @@ class BrowserSandbox:
         side = self._config.max_canvas_side
         width = max(1, min(int(snapshot["width"]), side))
         height = max(1, min(int(snapshot["height"]), side))
+        # The viewport is smaller than the canvas (viewport_side): the sketch
+        # has finished, so its page may grow to show it.
+        await page.set_viewport_size({"width": width, "height": height})
         return await page.screenshot(
             clip={"x": 0, "y": 0, "width": width, "height": height}, type="png"
         )
