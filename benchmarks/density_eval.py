@@ -273,7 +273,7 @@ def main() -> None:
 
     torch.set_num_threads(DEFAULT_THREADS)
     started = time.perf_counter()
-    images = load_images([item.png_path for item in full_set.items], config.image_size)
+    images = load_images([item.png for item in full_set.items], config.image_size)
     grades = torch.from_numpy(full_set.grades())
     scorer = new_scorer(config)
     result = fit(scorer, train_images=images[parts[TRAIN]], train_grades=grades[parts[TRAIN]],
@@ -286,7 +286,7 @@ def main() -> None:
     test = parts[TEST]
     test_grades = grades[test].numpy().astype(float)
     scores_full = scorer.score(images[test]).numpy().astype(float)
-    scores_low = scorer.score(load_images([low_items[i].png_path for i in test],
+    scores_low = scorer.score(load_images([low_items[i].png for i in test],
                                           config.image_size)).numpy().astype(float)
     accuracy_full = pairwise_accuracy(scores_full, test_grades)
     accuracy_low = pairwise_accuracy(scores_low, test_grades)

@@ -77,7 +77,7 @@ def corpus_graded_set(corpus: Path, *, seed: int, flip_probability: float):
         grade = simulated_grade(meta, key=f"{sha}:{row['seed']}", seed=seed,
                                 flip_probability=flip_probability)
         items.append(GradedItem(key=str(row["seed"]), group=sha,
-                                png_path=str(corpus / row["png"]), grade=ORDINAL[grade],
+                                png=str(corpus / row["png"]), grade=ORDINAL[grade],
                                 paint_fraction=row["paint_fraction"]))
         tiers.append(ORDINAL[TIER_GRADES[meta["quality"]]])
     return GradedSet(items=tuple(items), sources=("simulated",)), np.array(tiers, float)
@@ -198,7 +198,7 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
 
     started = time.perf_counter()
-    paths = [item.png_path for item in graded.items]
+    paths = [item.png for item in graded.items]
     data = {"grades": grades,
             "paint": np.array([item.paint_fraction or 0.0 for item in graded.items]),
             "images": load_images(paths, config.image_size),

@@ -73,7 +73,7 @@ def synthetic_pngs(folder: Path, count: int, size: int) -> list[GradedItem]:
         path = folder / f"{index:05d}.png"
         Image.fromarray(np.clip(pixels + noise, 0, 255).astype(np.uint8)).save(path)
         items.append(GradedItem(key=str(index), group=f"synthetic-{index}",
-                                png_path=str(path), grade=float(rng.randint(0, 2))))
+                                png=str(path), grade=float(rng.randint(0, 2))))
     return items
 
 
@@ -92,7 +92,7 @@ def time_training(graded: GradedSet, config: TrainConfig) -> tuple[float, float,
     features.clear_memory_cache()
     parts = {name: torch.tensor(ix) for name, ix in graded.split().items()}
     started = time.perf_counter()
-    images = features.load_images([item.png_path for item in graded.items], config.image_size)
+    images = features.load_images([item.png for item in graded.items], config.image_size)
     decoded = time.perf_counter() - started
     grades = torch.from_numpy(graded.grades())
     scorer = new_scorer(config)
@@ -133,7 +133,7 @@ def main() -> None:
             items = synthetic_pngs(Path(tmp), args.count, args.size)
             origin = (f"{args.count} SYNTHETIC PNGs at {args.size} px with random grades "
                       "(timing only: the corpus folder has too few renders)")
-        side = Image.open(items[0].png_path).size
+        side = Image.open(items[0].png).size
         graded = GradedSet(items=tuple(items))
         parts = graded.split()
         print(f"images: {origin}; {side[0]}x{side[1]} px")
@@ -159,7 +159,7 @@ def main() -> None:
                          f"decode {decoded:.1f} s + train {trained:.1f} s, "
                          f"{result.epochs_run} epochs"))
         print("timing scoring...", flush=True)
-        per_s = time_scoring([item.png_path for item in items], config)
+        per_s = time_scoring([item.png for item in items], config)
         rows.append(("scoring, cold decode + model, renders/s", per_s, ">=",
                      SCORE_TARGET_PER_S, f"batches of {SCORE_BATCH}"))
 

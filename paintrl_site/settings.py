@@ -8,6 +8,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from files.s3 import s3_storage
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -125,6 +127,25 @@ STATICFILES_DIRS = [
 ]
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(os.environ.get("PAINTRL_MEDIA_ROOT", BASE_DIR / "media"))
+
+# --- Files (files/stored.py reads them) -----------------------------------
+# Renders' PNGs, uploads and reward-model weights live in the default
+# storage: MEDIA_ROOT on this machine, or, with PAINTRL_S3_BUCKET, an
+# S3-compatible bucket (AWS, MinIO, Ceph...) through django-storages, so web,
+# render and train workers on several hosts see the same files. Credentials
+# are boto3's own (files/s3.py), never written here.
+PAINTRL_S3_BUCKET = os.environ.get("PAINTRL_S3_BUCKET", "")
+if PAINTRL_S3_BUCKET:
+    _default_storage = s3_storage(bucket=PAINTRL_S3_BUCKET,
+                                  endpoint_url=os.environ.get("PAINTRL_S3_ENDPOINT_URL"),
+                                  region=os.environ.get("PAINTRL_S3_REGION"),
+                                  prefix=os.environ.get("PAINTRL_S3_PREFIX", ""))
+else:
+    _default_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+STORAGES = {
+    "default": _default_storage,
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
 
 # --- Celery -------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")

@@ -96,7 +96,7 @@ class TestData:
         config = SplitConfig(test_fraction=0.3, validation_fraction=0.2, seed=1)
         sides = {split_of(f"sketch-{i}", config) for _ in range(3) for i in [7]}
         assert len(sides) == 1
-        items = tuple(GradedItem(key=str(i), group=f"sketch-{i // 2}", png_path="", grade=i % 3)
+        items = tuple(GradedItem(key=str(i), group=f"sketch-{i // 2}", png="", grade=i % 3)
                       for i in range(200))
         parts = GradedSet(items=items, split_config=config).split()
         for indices in parts.values():

@@ -22,8 +22,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from django.core.files.storage import default_storage
-
 from sketches import gate
 from sketches.rendering import OK, REJECTED, UNAVAILABLE
 
@@ -85,7 +83,7 @@ def rollout_from_render(render) -> Rollout:
                                                                           UNAVAILABLE)
     picture = None
     if status == OK and render.png:
-        picture = Picture(path=default_storage.path(render.png.name))
+        picture = Picture.stored(render.png.name)
     return Rollout(key=f"render:{render.pk}", prompt=render.sketch.prompt,
                    code=render.sketch.code, status=status,
                    violations=tuple(render.violations or ()), picture=picture)
@@ -119,7 +117,7 @@ class SignalContext:
 
     def reference_picture(self, member) -> Picture:
         if member.pk not in self._reference_pictures:
-            self._reference_pictures[member.pk] = Picture(path=default_storage.path(member.png))
+            self._reference_pictures[member.pk] = Picture.stored(member.png)
         return self._reference_pictures[member.pk]
 
 

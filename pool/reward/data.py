@@ -32,7 +32,9 @@ class GradedItem:
 
     key: str  # the render id in the database, or a file stem in benchmarks
     group: str
-    png_path: str
+    # The render's PNG: its name in the default storage, or in benchmarks a
+    # local path (load_images says how each is read).
+    png: str
     grade: float  # mean ordinal grade, 0 (nope) .. 2 (love)
     n_grades: int = 1
     paint_fraction: float | None = None
@@ -149,8 +151,6 @@ def graded_set_from_db(*, sources: str = "auto",
             .exclude(render__png="")
             .values_list("render_id", "value", "render__sketch__code_sha256", "render__png",
                          "render__paint_fraction"))
-    from django.core.files.storage import default_storage
-
     details: dict[int, tuple[str, str, float | None]] = {}
     values = []
     for render_id, value, code_sha, png, paint in rows:
@@ -158,7 +158,7 @@ def graded_set_from_db(*, sources: str = "auto",
         values.append((render_id, value))
     items = tuple(
         GradedItem(key=str(render_id), group=details[render_id][0],
-                   png_path=default_storage.path(details[render_id][1]), grade=mean,
+                   png=details[render_id][1], grade=mean,
                    n_grades=count, paint_fraction=details[render_id][2])
         for render_id, (mean, count) in sorted(mean_ordinals(values).items()))
     return GradedSet(items=items, sources=chosen, split_config=split_config or SplitConfig())

@@ -5,7 +5,8 @@ stretching would change the shapes the model judges), box-filtered down to
 `size` x `size` RGB, and kept as uint8 (3 x size x size): 1,664 renders at
 64 px are 20 MB. Decoding is the slow part (a 400 px PNG takes ~4 ms here),
 so each decoded image is cached in memory and, when a cache folder is given,
-on disk, keyed by the file's path, size and modification time.
+on disk, keyed by the file's path, size and modification time, or for a file
+in a remote storage (a bucket) by its bytes, which are fetched anyway.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import numpy as np
 import torch
 from PIL import Image
 
+from files.stored import local_path, read_bytes
 from sketches.renderer.paint import image_on_white
 
 # Decoding threads: PIL releases the GIL while it inflates and resizes. Two
@@ -65,9 +67,23 @@ def _cache_key(path: Path, size: int) -> str:
     return hashlib.sha1(raw.encode()).hexdigest()
 
 
-def load_one(path: str | Path, size: int, cache_dir: Path | None = None) -> np.ndarray:
-    path = Path(path)
-    key = _cache_key(path, size)
+def _bytes_key(data: bytes, size: int) -> str:
+    return hashlib.sha1(f"v{PREPROCESS_VERSION}|{size}|".encode() + data).hexdigest()
+
+
+def load_one(path: str | Path, size: int, cache_dir: Path | None = None,
+             storage=None) -> np.ndarray:
+    """One image as load_images gives it; `path` is a name in `storage` when
+    one is given, else a local path."""
+    data = None
+    if storage is not None:
+        local = local_path(str(path), storage)
+        if local is None:
+            data = read_bytes(str(path), storage)
+        path = local
+    else:
+        path = Path(path)
+    key = _cache_key(path, size) if data is None else _bytes_key(data, size)
     cached = _memory.get(key)
     if cached is not None:
         return cached
@@ -79,7 +95,7 @@ def load_one(path: str | Path, size: int, cache_dir: Path | None = None) -> np.n
         except (OSError, ValueError):
             array = None  # a torn write from a killed run: decode again
     if array is None:
-        array = decode(path, size)
+        array = decode(path if data is None else data, size)
         if cache_file is not None:
             cache_file.parent.mkdir(parents=True, exist_ok=True)
             partial = cache_file.with_suffix(f".{os.getpid()}.tmp")
@@ -94,14 +110,18 @@ def load_one(path: str | Path, size: int, cache_dir: Path | None = None) -> np.n
     return array
 
 
-def load_images(paths: Sequence[str | Path], size: int, *, cache_dir: Path | None = None,
+def load_images(paths: Sequence[str | Path], size: int, *, storage=None,
+                cache_dir: Path | None = None,
                 on_progress: Callable[[int, int], None] | None = None) -> torch.Tensor:
-    """The images at `paths` as one uint8 tensor (N, 3, size, size)."""
+    """The images at `paths` as one uint8 tensor (N, 3, size, size): names in
+    `storage` (the app's renders: `default_storage`) or, without one, local
+    paths (benchmarks' corpora)."""
     if not paths:
         return torch.zeros((0, 3, size, size), dtype=torch.uint8)
     out = np.empty((len(paths), 3, size, size), dtype=np.uint8)
     with ThreadPoolExecutor(max_workers=DECODE_THREADS) as pool:
-        for index, array in enumerate(pool.map(lambda p: load_one(p, size, cache_dir), paths)):
+        arrays = pool.map(lambda p: load_one(p, size, cache_dir, storage), paths)
+        for index, array in enumerate(arrays):
             out[index] = array
             if on_progress is not None and (index + 1) % 256 == 0:
                 on_progress(index + 1, len(paths))

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from django.core.files.storage import default_storage
 
 from jobs.selectors import job_cancel_requested
 from jobs.services import ProgressWriter
@@ -90,7 +91,7 @@ class TrainingJob:
         total = len(graded.items)
         self.progress({"stage": "decoding renders", "done": 0, "total": total}, force=True)
         return load_images(
-            [item.png_path for item in graded.items], image_size,
+            [item.png for item in graded.items], image_size, storage=default_storage,
             cache_dir=feature_cache_dir(),
             on_progress=lambda done, n: self.progress(
                 {"stage": "decoding renders", "done": done, "total": n}))

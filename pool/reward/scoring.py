@@ -12,6 +12,7 @@ from collections.abc import Callable
 from django.core.files.storage import default_storage
 from django.db.models import QuerySet
 
+from files.stored import local_path
 from sketches.models import Render
 
 from .conf import feature_cache_dir, torch_threads
@@ -37,14 +38,22 @@ def scorer_for(reward_model):
         raise ValueError(f"{reward_model} has no weights file: it has not finished training")
     # The file itself, not the row: another database (a test's, a benchmark's)
     # reuses primary keys and file names for different weights.
-    path = reward_model.weights.path
-    stat = os.stat(path)
-    key = (path, stat.st_mtime_ns, stat.st_size)
+    key = _weights_key(reward_model.weights.name)
     with _lock:
         if key not in _loaded:
             with reward_model.weights.open("rb") as handle:
                 _loaded[key] = Scorer.from_bytes(handle.read())
         return _loaded[key]
+
+
+def _weights_key(name: str) -> tuple[str, int, int]:
+    """Which weights file this is: a local one by path, size and modification
+    time; one in a bucket by name and size (the time costs another request)."""
+    path = local_path(name)
+    if path is None:
+        return (name, default_storage.size(name), 0)
+    stat = os.stat(path)
+    return (str(path), stat.st_mtime_ns, stat.st_size)
 
 
 def renders_score(*, reward_model, renders: QuerySet[Render] | None = None,
@@ -65,8 +74,8 @@ def renders_score(*, reward_model, renders: QuerySet[Render] | None = None,
     cache = feature_cache_dir()
     for start in range(0, len(ids), batch_size):
         chunk = ids[start:start + batch_size]
-        images = load_images([default_storage.path(png) for _, png in chunk],
-                             scorer.image_size, cache_dir=cache)
+        images = load_images([png for _, png in chunk], scorer.image_size,
+                             storage=default_storage, cache_dir=cache)
         scores = scorer.score(images).tolist()
         updates = [Render(pk=pk, taste_score=score, taste_model=label)
                    for (pk, _), score in zip(chunk, scores, strict=True)]

@@ -7,6 +7,7 @@ import logging
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
+from files.stored import local_copy
 from jobs.services import ProgressWriter, job_claim, job_finish
 
 from ..models import ImportJob
@@ -19,7 +20,7 @@ logger = logging.getLogger(__name__)
 
 @transaction.atomic
 def import_job_create(*, upload: UploadedFile, kind: str, uploaded_by) -> ImportJob:
-    """Store the upload under MEDIA_ROOT/imports/ with a generated name and
+    """Store the upload in the default storage under imports/ with a generated name and
     queue its import once the row is committed. `kind` is "zip" or "jsonl"."""
     from ..tasks import import_job_task
 
@@ -45,8 +46,9 @@ def import_job_run(*, job_id: int) -> ImportJob:
         writer.write(force=done == total, done=done, total=total, report={"live": live})
 
     try:
-        report = import_path(job.archive.path, source_name=job.original_filename,
-                             on_progress=progress)
+        with local_copy(job.archive.name, job.archive.storage) as archive:
+            report = import_path(archive, source_name=job.original_filename,
+                                 on_progress=progress)
     except ImportInputError as exc:
         return _finish(job_id, status=ImportJob.Status.FAILED, error=str(exc))
     except Exception as exc:

@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 
+from files.stored import local_path, read_bytes
+
 from ..rubrics import ABSOLUTE, PAIRWISE, PREFERENCE, SignalSpec
 
 PREFERENCE_Q, COMPARE_Q, RATE_Q = "preference", "compare", "rate"
@@ -44,6 +46,13 @@ class Picture:
             raise ValueError("a Picture needs a path or data, not both")
         self.path = Path(path) if path is not None else None
         self._data = data
+
+    @classmethod
+    def stored(cls, name: str) -> Picture:
+        """The PNG `name` in the default storage: read from its path when the
+        storage is local (when the judge asks), else fetched now."""
+        path = local_path(name)
+        return cls(path=path) if path is not None else cls(data=read_bytes(name))
 
     @property
     def data(self) -> bytes:

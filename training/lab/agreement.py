@@ -18,7 +18,6 @@ from __future__ import annotations
 import random
 
 import numpy as np
-from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from rating.models import Grade
@@ -50,7 +49,7 @@ def judge_agreement_measure(*, judge: Judge, max_renders: int = MAX_RENDERS,
         result["error"] = "fewer than two graded renders to measure on"
         _store(judge, result)
         return result
-    pictures = [Picture(path=default_storage.path(png)) for _, (_, png, _) in items]
+    pictures = [Picture.stored(png) for _, (_, png, _) in items]
     prompts = [prompt for _, (_, _, prompt) in items]
     grades = np.array([grade for _, (grade, _, _) in items])
 

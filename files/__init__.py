@@ -1,0 +1,1 @@
+"""Reading stored files wherever the storage keeps them (no app, no table)."""
