@@ -53,9 +53,8 @@ def jobs_live() -> list[LiveJob]:
     found = []
     for kind in KINDS:
         queue = task_queue(kind.task)
-        for job in kind.model.objects.filter(status__in=LIVE).order_by("created"):
-            found.append((kind, job, queue))
-    found.sort(key=lambda row: row[1].created)
+        found += [(kind, job, queue) for job in kind.model.objects.filter(status__in=LIVE)]
+    found.sort(key=lambda row: row[1].created)  # across kinds: one sort for all
     places: dict[str, int] = defaultdict(int)
     live = []
     for kind, job, queue in found:

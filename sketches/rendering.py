@@ -23,7 +23,10 @@ UNAVAILABLE = "unavailable"
 # 3: fill masks on CPU canvases at GPU precision; a timed-out render keeps its evidence
 # 4: a seeded clock and crypto; the canvas setAttributes() makes is the one read;
 #    paint routes (text, images, pixels, raw WebGL, overlays) and the paint ledger
-HARNESS_VERSION = 4
+# 5: a 200 px viewport, the window a sketch sees pinned to the largest canvas
+#    (the same for windowWidth, innerWidth, screen; media queries and CSS units
+#    now see the small page)
+HARNESS_VERSION = 5
 
 
 @dataclass(frozen=True)

@@ -47,11 +47,12 @@ def scorer_for(reward_model):
 
 
 def _weights_key(name: str) -> tuple[str, int, int]:
-    """Which weights file this is: a local one by path, size and modification
-    time; one in a bucket by name and size (the time costs another request)."""
+    """Which weights file this is, as (where, modification time, size): a
+    local one by path; one in a bucket by name and size (its time would cost
+    another request, and a name there is never reused, files/s3.py)."""
     path = local_path(name)
     if path is None:
-        return (name, default_storage.size(name), 0)
+        return (name, 0, default_storage.size(name))
     stat = os.stat(path)
     return (str(path), stat.st_mtime_ns, stat.st_size)
 
