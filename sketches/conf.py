@@ -31,8 +31,12 @@ def setting_function(name: str, default: str = "") -> Callable | None:
     higher one's code), or None when the setting is empty; a path that does
     not import is an ImproperlyConfigured naming the setting."""
     path = getattr(settings, name, default)
-    if not path:
-        return None
+    return _imported(name, path) if path else None
+
+
+def _imported(name: str, path: str) -> Callable:
+    """What `path` (from setting `name`) names; an ImproperlyConfigured naming
+    the setting when it does not import."""
     try:
         return import_string(path)
     except ImportError as exc:
@@ -48,10 +52,4 @@ def png_in_use() -> Callable[[str], bool] | None:
 
 def render_panels() -> list[Callable]:
     """The render page's extra panels (settings.PAINTRL_RENDER_PANELS)."""
-    paths = settings.PAINTRL_RENDER_PANELS
-    try:
-        return [import_string(path) for path in paths]
-    except ImportError as exc:
-        raise ImproperlyConfigured(
-            f"PAINTRL_RENDER_PANELS={list(paths)!r} names a function that does not import: "
-            f"{exc}") from exc
+    return [_imported("PAINTRL_RENDER_PANELS", path) for path in settings.PAINTRL_RENDER_PANELS]
