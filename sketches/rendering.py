@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from . import gate
 from .code_text import extract_code
+from .renderer.config import RendererConfig
 from .renderer.paint import paint_fraction
 from .renderer.pool import RenderPool
 
@@ -26,7 +27,8 @@ UNAVAILABLE = "unavailable"
 # 5: a 200 px viewport, the window a sketch sees pinned to the largest canvas
 #    (the same for windowWidth, innerWidth, screen; media queries and CSS units
 #    now see the small page)
-HARNESS_VERSION = 5
+# 6: p5.brush's blend shader squares by products (RendererConfig.lean_blend)
+HARNESS_VERSION = 6
 
 
 @dataclass(frozen=True)
@@ -58,17 +60,19 @@ class RenderOutcome:
         return data
 
 
-def renderer_version_of(library_versions: dict[str, str], *, cpu_fill_masks: bool = True) -> str:
-    """The renderer_version stamped on renders made with these libraries. The
-    SwiftShader masks (RendererConfig.cpu_fill_masks=False, for comparisons
-    only) paint harness 2's washes and say so."""
+def renderer_version_of(library_versions: dict[str, str], config: RendererConfig) -> str:
+    """The renderer_version stamped on renders made with these libraries and
+    settings. The ways kept for comparisons only say so: SwiftShader masks
+    (cpu_fill_masks=False) paint harness 2's washes, and lean_blend=False
+    p5.brush's own blend shader."""
     libs = " ".join(f"{name}@{version}" for name, version in sorted(library_versions.items()))
-    masks = "" if cpu_fill_masks else "+gpu-masks"
-    return f"harness/{HARNESS_VERSION}{masks} {libs}"
+    ways = (("" if config.cpu_fill_masks else "+gpu-masks")
+            + ("" if config.lean_blend else "+brush-blend"))
+    return f"harness/{HARNESS_VERSION}{ways} {libs}"
 
 
 def renderer_version(pool: RenderPool) -> str:
-    return renderer_version_of(pool.library_versions, cpu_fill_masks=pool.config.cpu_fill_masks)
+    return renderer_version_of(pool.library_versions, pool.config)
 
 
 def render_text(pool: RenderPool, text: str, seed: int = 0) -> RenderOutcome:

@@ -27,8 +27,7 @@ def renderer_version_current() -> str:
     from .rendering import renderer_version_of
 
     config = renderer_config()
-    return renderer_version_of(installed_versions(config.library_dir),
-                               cpu_fill_masks=config.cpu_fill_masks)
+    return renderer_version_of(installed_versions(config.library_dir), config)
 
 
 def renders_stale(version: str | None = None) -> QuerySet[Render]:

@@ -177,6 +177,42 @@ class TestFillMasks:
         assert old.startswith(f"harness/{HARNESS_VERSION}+gpu-masks ")
 
 
+class TestLeanBlend:
+    """Harness 6 gives p5.brush's blend shader its squares as products; the
+    picture must stay the library's own (lean_blend=False), to within the
+    rasteriser's noise between two renders, not just the fidelity bounds."""
+
+    @pytest.fixture(scope="class")
+    def brush_blend_pool(self):
+        with RenderPool(make_config(browsers=1, lean_blend=False)) as pool:
+            yield pool
+
+    def test_the_installed_brush_blend_shader_is_the_one_rewritten(self, render_pool,
+                                                                    brush_blend_pool):
+        # A new p5.brush whose shader no longer holds the texts would lose the
+        # speed quietly: this says so instead.
+        code = read_sketch("good/hibiscus.js")
+        assert render_pool.render(code, 3).snapshot["leanBlends"] >= 1
+        assert brush_blend_pool.render(code, 3).snapshot["leanBlends"] == 0
+
+    @pytest.mark.parametrize("name", ["hibiscus", "painter_hills_good"])
+    def test_the_lean_blend_paints_the_brush_blend_picture(self, render_pool,
+                                                           brush_blend_pool, name):
+        code = (read_sketch("good/hibiscus.js") if name == "hibiscus"
+                else paint(5, subject="hills", size=200).code)
+        new = render_text(render_pool, code, seed=4)
+        old = render_text(brush_blend_pool, code, seed=4)
+        assert new.status == old.status == "ok", (new.details, old.details)
+        mean, off = picture_difference(new.png, old.png)
+        assert mean < 0.02 and off == 0, f"mean {mean:.4f} levels, {off:.3%} of pixels off"
+
+    def test_the_two_blends_are_told_apart_in_the_version(self, render_pool, brush_blend_pool):
+        assert render_text(render_pool, LINES, seed=1).renderer_version.startswith(
+            f"harness/{HARNESS_VERSION} ")
+        assert render_text(brush_blend_pool, LINES, seed=1).renderer_version.startswith(
+            f"harness/{HARNESS_VERSION}+brush-blend ")
+
+
 class TestStoppedAtDeadline:
     """A render the deadline stops keeps what it had done by then, and is
     still rejected as a timeout (a sketch failure, never `ok` or `unavailable`)."""

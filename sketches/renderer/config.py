@@ -67,6 +67,10 @@ class RendererConfig:
     # renderer before harness 3 (masks on SwiftShader), kept so benchmarks and
     # the fidelity test can put the two side by side.
     cpu_fill_masks: bool = True
+    # p5.brush's blend shader with its squares as products (harness.js says
+    # what that saves). False is the library's own shader, kept so benchmarks
+    # and the fidelity test can put the two side by side.
+    lean_blend: bool = True
     # One SwiftShader pipeline cache for the whole GPU process (sandbox.py's
     # chromium_args says what it saves). False is the browser as it ran
     # before, kept so benchmarks can put the two side by side; pixels do not

@@ -69,6 +69,7 @@ def harness_script(config: RendererConfig, nonce: str | None = None,
         "nonce": nonce,
         "silenceConsole": silence_console,
         "cpuFillMasks": config.cpu_fill_masks,
+        "leanBlend": config.lean_blend,
     }
     nonce_attr = f' nonce="{html.escape(nonce)}"' if nonce else ""
     return (f'<script{nonce_attr} data-config="{html.escape(json.dumps(harness_config))}">'
