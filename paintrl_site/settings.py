@@ -268,6 +268,9 @@ PAINTRL_POOL_DUPLICATE_COLOUR_DISTANCE = env_float("PAINTRL_POOL_DUPLICATE_COLOU
 # The built-in policy (manage.py bootstrap_policy writes it; runs with no
 # base model load it).
 PAINTRL_POLICY_DIR = os.environ.get("PAINTRL_POLICY_DIR", str(BASE_DIR / "policies" / "builtin"))
+# How much nicer than the train worker a queued policy build runs (0: the
+# same): on a machine that also renders, renders come first.
+PAINTRL_POLICY_BUILD_NICENESS = env_int("PAINTRL_POLICY_BUILD_NICENESS", 10)
 # Run folders (checkpoints) live under MEDIA_ROOT/runs/<id>/.
 # A running run whose worker has been silent this long counts as stalled: the
 # admin may resume it from its last checkpoint.

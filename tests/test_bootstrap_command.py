@@ -5,8 +5,10 @@ only one builds a folder at a time."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from tests.workers import wait_for
@@ -55,8 +57,18 @@ def test_queue_builds_on_the_train_worker_and_records_progress(tmp_path, train_w
     status = build_status(out)
     assert status.state == DONE and status.done == 1.0 and status.step == 3
     assert status.pid == train_worker.pid  # the worker built it, not this process
+    # It gave way to renders, in a thread of its own: the worker's thread,
+    # which takes the next job, keeps its priority.
+    assert status.niceness == min(19, os.nice(0) + settings.PAINTRL_POLICY_BUILD_NICENESS)
+    assert _process_niceness(train_worker.pid) == os.nice(0)
     model, tokenizer = policy_load(out)
     assert model.config.vocab_size == len(tokenizer)
+
+
+def _process_niceness(pid: int) -> int:
+    # /proc/PID/stat: the 19th field, after the command in parentheses.
+    stat = open(f"/proc/{pid}/stat").read()
+    return int(stat[stat.rindex(")") + 2:].split()[16])
 
 
 def test_one_build_at_a_time_and_a_dead_build_reads_stopped(tmp_path):

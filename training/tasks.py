@@ -33,7 +33,14 @@ def run_task(self, run_id: int, resume: bool = False) -> str:
 def policy_bootstrap_task(out: str, options: dict) -> str:
     """Build a policy on the train worker (`bootstrap_policy --queue`): a
     redelivered or repeated task finds the policy built and does nothing."""
+    from django.conf import settings
     from django.core.management import call_command
 
-    call_command("bootstrap_policy", out=out, if_missing=True, **options)
+    from jobs.priority import run_yielding
+
+    # Renders go first: curators wait on them, and the policy is needed only
+    # once they have graded (training.policy.build's RECIPES fix the steps,
+    # so a build that gives way takes longer but learns as much).
+    run_yielding(lambda: call_command("bootstrap_policy", out=out, if_missing=True, **options),
+                 niceness=settings.PAINTRL_POLICY_BUILD_NICENESS)
     return out

@@ -42,6 +42,9 @@ class BuildStatus:
     updated: float = field(default_factory=time.time)
     host: str = field(default_factory=socket.gethostname)
     pid: int = field(default_factory=os.getpid)
+    # The building thread's nice value (a queued build gives way to renders:
+    # training.tasks.policy_bootstrap_task).
+    niceness: int | None = None
 
     @property
     def eta_s(self) -> float | None:
@@ -83,7 +86,7 @@ class BuildTracker:
 
     def __init__(self, out: Path):
         self.out = out
-        self.status = BuildStatus(state=BUILDING, message="starting")
+        self.status = BuildStatus(state=BUILDING, message="starting", niceness=os.nice(0))
 
     def log(self, message: str) -> None:
         self.status.message = message

@@ -26,7 +26,8 @@ class Command(BaseCommand):
         parser.add_argument("--out", help="policy folder (default PAINTRL_POLICY_DIR)")
         parser.add_argument("--size", choices=sorted(SIZES), default="tiny")
         parser.add_argument("--minutes", type=float,
-                            help="training time budget (default: the size's recipe)")
+                            help="training time budget (with neither this nor --steps: the "
+                                 "size's recipe, 1,150 steps for tiny)")
         parser.add_argument("--steps", type=int, help="stop after this many steps")
         parser.add_argument("--count", type=int, help="painter sketches in the corpus")
         parser.add_argument("--seed", type=int, default=0)
@@ -63,8 +64,9 @@ class Command(BaseCommand):
         if (count is not None and count < 1) or evaluate < 0:
             raise CommandError("--count must be at least 1 and --evaluate 0 or more")
         try:
-            sft = SftConfig(minutes=minutes if minutes is not None or steps is not None
-                            else recipe["minutes"], max_steps=steps, seed=seed, threads=threads,
+            if minutes is None and steps is None:
+                minutes, steps = recipe["minutes"], recipe["steps"]
+            sft = SftConfig(minutes=minutes, max_steps=steps, seed=seed, threads=threads,
                             learning_rate=_given(lr, recipe["learning_rate"]),
                             batch_size=recipe["batch_size"], log_every=PROGRESS_EVERY)
         except ValueError as exc:
