@@ -18,6 +18,12 @@ MIN_KEY_LENGTH = 50
 MIN_KEY_CHARACTERS = 5
 NEW_KEY = "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
 ONE_YEAR_S = 365 * 24 * 3600
+# Static files come from the app (after `collectstatic`), so one process
+# serves the site and no proxy rule has to follow STATIC_URL. It goes right
+# after the security middleware, as WhiteNoise's docs ask, so HTTPS and its
+# headers apply to static files too.
+STATIC_MIDDLEWARE = "whitenoise.middleware.WhiteNoiseMiddleware"
+SECURITY_MIDDLEWARE = "django.middleware.security.SecurityMiddleware"
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -51,8 +57,14 @@ def _hosts(env: Mapping[str, str]) -> list[str]:
     return hosts
 
 
-def production_settings(env: Mapping[str, str]) -> dict:
-    """The settings the profile replaces; ImproperlyConfigured names what is missing."""
+def _with_static_files(middleware: list[str]) -> list[str]:
+    at = middleware.index(SECURITY_MIDDLEWARE) + 1 if SECURITY_MIDDLEWARE in middleware else 0
+    return [*middleware[:at], STATIC_MIDDLEWARE, *middleware[at:]]
+
+
+def production_settings(env: Mapping[str, str], middleware: list[str]) -> dict:
+    """The settings the profile replaces (`middleware`: the default profile's
+    list); ImproperlyConfigured names what is missing."""
     if _flag(env, "PAINTRL_DEBUG", False):
         raise ImproperlyConfigured("PAINTRL_DEBUG is on, but PAINTRL_PROFILE=production runs "
                                    "with DEBUG off (debug pages show settings and code).")
@@ -76,6 +88,7 @@ def production_settings(env: Mapping[str, str]) -> dict:
         "SECURE_CONTENT_TYPE_NOSNIFF": True,
         "SECURE_REFERRER_POLICY": "same-origin",
         "SECURE_CROSS_ORIGIN_OPENER_POLICY": "same-origin",
+        "MIDDLEWARE": _with_static_files(middleware),
     }
     if _flag(env, "PAINTRL_BEHIND_TLS_PROXY", False):
         # A proxy in front ends TLS and talks plain HTTP to the app: trust its

@@ -115,7 +115,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("PAINTRL_STATIC_ROOT", BASE_DIR / "staticfiles"))
 STATICFILES_DIRS = [
     BASE_DIR / "static",
     # p5, p5.brush and htmx from package-lock.json, the same files the renderer uses.
@@ -317,7 +317,7 @@ PAINTRL_PROFILE = os.environ.get("PAINTRL_PROFILE", "dev").strip().lower() or "d
 if PAINTRL_PROFILE == "production":
     from .production import production_settings
 
-    globals().update(production_settings(os.environ))
+    globals().update(production_settings(os.environ, MIDDLEWARE))
 elif PAINTRL_PROFILE != "dev":
     from django.core.exceptions import ImproperlyConfigured
 

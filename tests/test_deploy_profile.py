@@ -10,8 +10,13 @@ import json
 import os
 import re
 import secrets
+import signal
+import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -141,6 +146,77 @@ class TestServing:
         plain, forwarded, https, _ = served(production(PAINTRL_BEHIND_TLS_PROXY="1"))
         assert plain == TO_HTTPS
         assert forwarded == https == HTTPS_PAGE
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class TestProductionServer:
+    """The Procfile's web process under the production profile: gunicorn,
+    serving pages and the static files `collectstatic` gathered (no proxy
+    rule needed), behind a TLS proxy as a deployment runs it."""
+
+    def test_gunicorn_serves_the_pages_and_the_static_files(self, tmp_path):
+        env = production(PAINTRL_BEHIND_TLS_PROXY="1", PAINTRL_STATIC_ROOT=str(tmp_path / "static"),
+                         DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+                         PAINTRL_PORT=str(free_port()), PAINTRL_WEB_WORKERS="1")
+        collected = manage("collectstatic", "--noinput", **env)
+        assert collected.returncode == 0, collected.stderr
+        base = {k: v for k, v in os.environ.items()
+                if not k.startswith(("PAINTRL_", "DJANGO_", "DATABASE_URL"))}
+        # The virtualenv's commands first on the PATH, as `make` and honcho run it.
+        path = f"{Path(sys.executable).parent}{os.pathsep}{base.get('PATH', '')}"
+        web = subprocess.Popen([str(ROOT / "scripts" / "web.sh")], cwd=ROOT,
+                               env={**base, **env, "PATH": path}, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            url = f"http://127.0.0.1:{env['PAINTRL_PORT']}"
+            headers = {"Host": HOSTS, "X-Forwarded-Proto": "https"}
+            page = wait_for_page(f"{url}/login/", headers, web)
+            assert page.status == 200 and page.headers["Server"].startswith("gunicorn")
+            assert b'name="password"' in page.read()
+            brush = request(f"{url}/static/vendor/p5.brush/p5.brush.js", headers)
+            assert brush.status == 200 and brush.read() == (
+                ROOT / "node_modules" / "p5.brush" / "dist" / "p5.brush.js").read_bytes()
+            # The security middleware runs before the static files: HSTS on them
+            # too, and plain HTTP is sent to HTTPS.
+            assert "max-age=" in brush.headers["Strict-Transport-Security"]
+            plain = request(f"{url}/static/vendor/p5.brush/p5.brush.js", {"Host": HOSTS})
+            assert plain.status == 301
+            assert plain.headers["Location"].startswith(f"https://{HOSTS}/static/")
+        finally:
+            os.killpg(web.pid, signal.SIGTERM)
+            web.wait(timeout=30)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def request(url: str, headers: dict):
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        return opener.open(urllib.request.Request(url, headers=headers), timeout=10)
+    except urllib.error.HTTPError as answer:  # a 3xx or 4xx: its status and headers
+        return answer
+
+
+def wait_for_page(url: str, headers: dict, server: subprocess.Popen, timeout: float = 60.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return request(url, headers)
+        except urllib.error.URLError:  # not listening yet
+            if server.poll() is not None:
+                raise AssertionError(f"the web process ended ({server.returncode}): "
+                                     f"{server.stdout.read().decode()[-2000:]}") from None
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 class TestRefusals:

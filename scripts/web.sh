@@ -1,0 +1,13 @@
+#!/bin/sh
+# The Procfile's web process. The default profile (the demo, one machine) runs
+# Django's development server; PAINTRL_PROFILE=production runs gunicorn, a
+# production WSGI server, with static files served by the app itself
+# (WhiteNoise, from `collectstatic`'s folder). PAINTRL_HOST and PAINTRL_PORT
+# say where to listen; PAINTRL_WEB_WORKERS how many gunicorn processes serve.
+set -e
+bind="${PAINTRL_HOST:-127.0.0.1}:${PAINTRL_PORT:-8000}"
+if [ "${PAINTRL_PROFILE:-dev}" = "production" ]; then
+    exec gunicorn paintrl_site.wsgi --bind "$bind" --workers "${PAINTRL_WEB_WORKERS:-2}" \
+        --access-logfile -
+fi
+exec python manage.py runserver "$bind" --noreload
