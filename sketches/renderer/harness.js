@@ -356,16 +356,17 @@
   // p5.brush's blend pass, the same maths in fewer instructions. Every stroke
   // and fill ends in a pass of its spectral-mixing fragment shader over the
   // dirty rectangle, and on SwiftShader that pass was most of the GPU time
-  // (a good painting at 400 px: about 480 ms of its 650). The shader squares
-  // with pow(x, 2.0), which SwiftShader computes as exp2(2 * log2(x)), about
-  // 190 times a pixel, and recomputes two loop-invariant concentrations in
-  // each of its 38 wavelength steps. Here x * x, and the two computed once:
-  // measured (2026-12-01, 6 good painter sketches, per-draw timing) the pass
-  // took a third less time, and the pictures differed by at most 0.001 levels
-  // a channel, the rasteriser's own noise between two renders. pow() of the
-  // negative 1 - R (R reaches 1.0012 on white) is undefined in GLSL, where x * x
-  // is not, so a curator's GPU can only agree more. Only a source holding all
-  // three texts is changed, all or nothing, with natives captured here.
+  // (a good painting at 400 px: about 470 ms of its 660). The shader squares
+  // with pow(x, 2.0), a general power function, up to 266 times a pixel, and
+  // recomputes two loop-invariant concentrations in each of its 38
+  // wavelength steps. Here x * x, and the two computed once: measured
+  // (2026-12-01, 6 good painter sketches, each draw timed) the pass took a
+  // third less time, and the pictures differed by at most 0.001 levels a
+  // channel, the rasteriser's own noise between two renders. pow() of the
+  // negative 1 - R (R reaches 1.0012 on white) is undefined in GLSL, where
+  // x * x is not, so a curator's GPU can only agree more. Only a source
+  // holding all three texts is changed, all or nothing, with natives
+  // captured here and no iterator a sketch could replace.
   const BLEND_REWRITES = [
     ["float KS(float R){return pow(1.0-R,2.0)/(2.0*R);}",
      "float KS(float R){float q=1.0-R;return q*q/(2.0*R);}"],
@@ -383,10 +384,12 @@
   const leanBlend = (source) => {
     if (typeof source !== "string") return source;
     let out = source;
-    for (const [from, to] of BLEND_REWRITES) {
+    for (let i = 0; i < BLEND_REWRITES.length; i += 1) {
+      const from = BLEND_REWRITES[i][0];
       const at = apply(stringIndexOf, out, [from]);
       if (at < 0) return source;
-      out = apply(stringSlice, out, [0, at]) + to + apply(stringSlice, out, [at + from.length]);
+      out = apply(stringSlice, out, [0, at]) + BLEND_REWRITES[i][1]
+        + apply(stringSlice, out, [at + from.length]);
     }
     state.leanBlends += 1;
     return out;
