@@ -13,7 +13,7 @@ from PIL import Image, ImageChops
 from sketches.brush_api import BRUSH_METHODS
 from sketches.painter import paint
 from sketches.renderer import RenderPool
-from sketches.renderer.fidelity import picture_difference, same_picture
+from sketches.renderer.fidelity import MEAN_LEVELS_MAX, OFF_SHARE_MAX, picture_difference
 from sketches.renderer.sandbox import STOP_GRACE_S
 from sketches.rendering import HARNESS_VERSION, render_text
 from tests.chromium_faults import chromium_that_fails_mid_render
@@ -148,6 +148,26 @@ class TestHonestSketches:
         assert outcome.status == "ok" and not outcome.errors, outcome.errors
 
 
+# Watercolours to compare two ways of rendering on. The painter's poppy (seed
+# 0, good tier): bleed, texture and layered glazes, where a plain CPU canvas
+# painted visibly paler washes; its hills (seed 5, good tier): the slowest of
+# six good-tier sketches whose blend passes were timed for harness 6.
+WATERCOLOURS = {
+    "hibiscus": lambda: read_sketch("good/hibiscus.js"),
+    "painter_poppy_good": lambda: paint(0, subject="poppy", size=200).code,
+    "painter_hills_good": lambda: paint(5, subject="hills", size=200).code,
+}
+
+
+def difference_between(pool: RenderPool, other: RenderPool, code: str) -> tuple[float, float]:
+    """picture_difference of the two pools' renders of `code` at one seed,
+    both of which must be ok."""
+    new = render_text(pool, code, seed=4)
+    old = render_text(other, code, seed=4)
+    assert new.status == old.status == "ok", (new.details, old.details)
+    return picture_difference(new.png, old.png)
+
+
 class TestFillMasks:
     """Harness 3 draws p5.brush's fill masks on CPU canvases; the picture must
     stay the one the SwiftShader masks painted (cpu_fill_masks=False)."""
@@ -160,15 +180,9 @@ class TestFillMasks:
     @pytest.mark.parametrize("name", ["hibiscus", "painter_poppy_good"])
     def test_cpu_masks_paint_the_swiftshader_masks_picture(self, render_pool,
                                                            swiftshader_masks_pool, name):
-        # The painter's poppy (seed 0, good tier): bleed, texture and layered
-        # glazes, where a plain CPU canvas painted visibly paler washes.
-        code = (read_sketch("good/hibiscus.js") if name == "hibiscus"
-                else paint(0, subject="poppy", size=200).code)
-        new = render_text(render_pool, code, seed=4)
-        old = render_text(swiftshader_masks_pool, code, seed=4)
-        assert new.status == old.status == "ok", (new.details, old.details)
-        mean, off = picture_difference(new.png, old.png)
-        assert same_picture(new.png, old.png), f"mean {mean:.3f} levels, {off:.3%} of pixels off"
+        mean, off = difference_between(render_pool, swiftshader_masks_pool, WATERCOLOURS[name]())
+        assert mean <= MEAN_LEVELS_MAX and off <= OFF_SHARE_MAX, \
+            f"mean {mean:.3f} levels, {off:.3%} of pixels off"
 
     def test_the_two_ways_are_told_apart_in_the_version(self, render_pool, swiftshader_masks_pool):
         new = render_text(render_pool, LINES, seed=1).renderer_version
@@ -198,12 +212,7 @@ class TestLeanBlend:
     @pytest.mark.parametrize("name", ["hibiscus", "painter_hills_good"])
     def test_the_lean_blend_paints_the_brush_blend_picture(self, render_pool,
                                                            brush_blend_pool, name):
-        code = (read_sketch("good/hibiscus.js") if name == "hibiscus"
-                else paint(5, subject="hills", size=200).code)
-        new = render_text(render_pool, code, seed=4)
-        old = render_text(brush_blend_pool, code, seed=4)
-        assert new.status == old.status == "ok", (new.details, old.details)
-        mean, off = picture_difference(new.png, old.png)
+        mean, off = difference_between(render_pool, brush_blend_pool, WATERCOLOURS[name]())
         assert mean < 0.02 and off == 0, f"mean {mean:.4f} levels, {off:.3%} of pixels off"
 
     def test_the_two_blends_are_told_apart_in_the_version(self, render_pool, brush_blend_pool):
