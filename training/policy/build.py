@@ -44,9 +44,10 @@ SIZES = {
 }
 
 # What `bootstrap_policy` trains each size with, unless told otherwise: a
-# number of steps or a time budget. Tiny trains a fixed 1,150 steps, what 10
-# minutes gave alone, so the policy learns as much on a busy machine (a
-# 10-minute budget got 309 steps while the demo rendered beside it).
+# number of steps or a time budget. Tiny trains a fixed 1,150 steps, what a
+# 10-minute budget gave here with the machine to itself, so the policy learns
+# as much on a busy one (that budget got 309 steps beside the demo's renders;
+# the fixed steps took 23 minutes of SFT there, 2026-12-01).
 # Measured here (2 shared cores, 1 torch thread, bf16, 10 minutes, ~1,150
 # steps of 16): 20,000 painter seeds so SFT sees each sketch about once
 # (2,000 seeds seen 10 times memorised them: held-out loss 2.13 against

@@ -1,7 +1,8 @@
 """What a policy build is doing, for the pages that wait on it.
 
-A build takes minutes (the tiny policy: about 15 on two cores), usually on
-the train worker that `make demo` queues it to. While it runs, the builder
+A build takes minutes (the tiny policy: about 29 beside the demo's renders,
+which go first, on two cores), usually on the train worker that `make demo`
+queues it to. While it runs, the builder
 holds an exclusive lock on `.<name>.build.lock` beside the policy folder
 and keeps `.<name>.build.json` up to date: its phase, the share of SFT done,
 the loss, or why it failed. The web process reads that file; the lock tells
