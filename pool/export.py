@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from django.core.files.storage import default_storage
 from django.utils.text import slugify
+
+from files.stored import read_bytes
 
 from .models import PoolMember, PoolSnapshot
 
@@ -125,8 +126,7 @@ def _png_read(member: PoolMember) -> bytes | None:
     if not member.png:
         return None
     try:
-        with default_storage.open(member.png, "rb") as file:
-            return file.read()
+        return read_bytes(member.png)
     except (FileNotFoundError, OSError) as exc:
         logger.warning("member %s: PNG %s unreadable: %s", member.pk, member.png, exc)
         return None

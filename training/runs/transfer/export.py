@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.core.files.storage import default_storage
 from django.utils import timezone
 from django.utils.text import slugify
 
+from files.stored import read_bytes
 from sketches.models import Render
 from training.models import Judge, TrainingRun
 
@@ -159,8 +159,7 @@ def _rollout_lines(run: TrainingRun) -> Iterator[tuple[dict, str | None, bytes |
 
 def _png_read(render: Render) -> bytes | None:
     try:
-        with default_storage.open(render.png.name, "rb") as file:
-            return file.read()
+        return read_bytes(render.png.name)
     except OSError as exc:
         logger.warning("render %s: PNG %s unreadable: %s", render.pk, render.png.name, exc)
         return None
