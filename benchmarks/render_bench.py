@@ -62,7 +62,7 @@ import numpy as np  # noqa: E402
 
 from sketches.painter import paint  # noqa: E402
 from sketches.renderer import RendererConfig, RenderPool, fidelity  # noqa: E402
-from sketches.renderer.config import DEFAULT_MAX_CANVAS_SIDE  # noqa: E402
+from sketches.renderer.config import DEFAULT_BROWSERS, DEFAULT_MAX_CANVAS_SIDE  # noqa: E402
 from sketches.renderer.fidelity import picture_difference  # noqa: E402
 from sketches.rendering import OK, render_text  # noqa: E402
 
@@ -263,9 +263,9 @@ def main() -> None:
                         help="painter seeds for the masks part (default 48)")
     parser.add_argument("--size", type=int, default=400,
                         help="painter canvas side for the masks part (default 400)")
-    parser.add_argument("--browsers", type=int, default=2,
+    parser.add_argument("--browsers", type=int, default=DEFAULT_BROWSERS,
                         help="browsers per way in the masks part, each kept busy "
-                             "(default 2: a render worker's pool on this machine)")
+                             f"(default {DEFAULT_BROWSERS}: a render worker's pool)")
     parser.add_argument("--limit", type=int, default=None, help="use the first N sketches")
     parser.add_argument("--seed", type=int, default=0, help="render seed (default 0)")
     parser.add_argument("--verbose", action="store_true", help="also print per-sketch times")

@@ -196,13 +196,13 @@
   const NativeDate = Date;
   clockWork();
 
-  // The window a sketch sees is a square of cfg.windowSide (the largest canvas
-  // allowed), whatever the page's real size: the renderer's viewport is kept
+  // The window a sketch sees is a square of cfg.maxCanvasSide (the largest
+  // canvas allowed), whatever the page's real size: the renderer's viewport is kept
   // small (config.py, DEFAULT_VIEWPORT_SIDE) and the editor's preview is a frame of
   // the curator's layout, so a sketch sizing its canvas by windowWidth paints
   // the same picture in both. Media queries and CSS units still see the page.
   const windowWork = () => {
-    const side = cfg.windowSide;
+    const side = cfg.maxCanvasSide;
     for (const name of ["innerWidth", "innerHeight", "outerWidth", "outerHeight"]) {
       lockGetter(window, name, () => side);
     }
