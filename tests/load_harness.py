@@ -41,6 +41,7 @@ from django.utils import timezone
 
 from rating.models import Claim, Grade
 from sketches.models import ImportJob, Render, Sketch, code_hash
+from tests.ports import free_port
 from tests.rating_data import PASSWORD, curator_create, png_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,12 +110,6 @@ def import_zip(tag: str, size: int) -> bytes:
 
 # ---- processes: the app server and the default-queue worker ---------------------------
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def app_stack(env: dict[str, str], *, log_dir: str | None = None):
     """The web server as the Procfile's `web` line runs it and the `worker`
@@ -136,7 +131,7 @@ def app_stack(env: dict[str, str], *, log_dir: str | None = None):
             cwd=ROOT, env=env, stdout=logs["worker"], stderr=subprocess.STDOUT),
     }
     try:
-        _wait_until_up(port, procs, log_dir)
+        wait_until_up(port, procs, log_dir)
         yield port
     finally:
         for proc in procs.values():
@@ -151,7 +146,9 @@ def app_stack(env: dict[str, str], *, log_dir: str | None = None):
             log.close()
 
 
-def _wait_until_up(port: int, procs: dict, log_dir: str, timeout: float = 60.0) -> None:
+def wait_until_up(port: int, procs: dict, log_dir: str, timeout: float = 60.0) -> None:
+    """Until something listens on `port`; a process of `procs` (name -> Popen,
+    its output in log_dir/<name>.log) that exits first fails it with its log."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for name, proc in procs.items():

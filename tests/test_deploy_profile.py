@@ -11,15 +11,16 @@ import os
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.load_harness import wait_until_up
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTS = "paintrl.example.org"
@@ -148,12 +149,6 @@ class TestServing:
         assert forwarded == https == HTTPS_PAGE
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class TestProductionServer:
     """The Procfile's web process under the production profile: gunicorn,
     serving pages and the static files `collectstatic` gathered (no proxy
@@ -169,13 +164,15 @@ class TestProductionServer:
                 if not k.startswith(("PAINTRL_", "DJANGO_", "DATABASE_URL"))}
         # The virtualenv's commands first on the PATH, as `make` and honcho run it.
         path = f"{Path(sys.executable).parent}{os.pathsep}{base.get('PATH', '')}"
+        log = open(tmp_path / "web.log", "wb")
         web = subprocess.Popen([str(ROOT / "scripts" / "web.sh")], cwd=ROOT,
-                               env={**base, **env, "PATH": path}, stdout=subprocess.PIPE,
+                               env={**base, **env, "PATH": path}, stdout=log,
                                stderr=subprocess.STDOUT, start_new_session=True)
         try:
+            wait_until_up(int(env["PAINTRL_PORT"]), {"web": web}, str(tmp_path))
             url = f"http://127.0.0.1:{env['PAINTRL_PORT']}"
             headers = {"Host": HOSTS, "X-Forwarded-Proto": "https"}
-            page = wait_for_page(f"{url}/login/", headers, web)
+            page = request(f"{url}/login/", headers)
             assert page.status == 200 and page.headers["Server"].startswith("gunicorn")
             assert b'name="password"' in page.read()
             brush = request(f"{url}/static/vendor/p5.brush/p5.brush.js", headers)
@@ -190,6 +187,7 @@ class TestProductionServer:
         finally:
             os.killpg(web.pid, signal.SIGTERM)
             web.wait(timeout=30)
+            log.close()
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -203,20 +201,6 @@ def request(url: str, headers: dict):
         return opener.open(urllib.request.Request(url, headers=headers), timeout=10)
     except urllib.error.HTTPError as answer:  # a 3xx or 4xx: its status and headers
         return answer
-
-
-def wait_for_page(url: str, headers: dict, server: subprocess.Popen, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return request(url, headers)
-        except urllib.error.URLError:  # not listening yet
-            if server.poll() is not None:
-                raise AssertionError(f"the web process ended ({server.returncode}): "
-                                     f"{server.stdout.read().decode()[-2000:]}") from None
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
 
 
 class TestRefusals:

@@ -26,6 +26,7 @@ from sketches import services
 from sketches.models import Render
 from tests.conftest import chromium_path, read_sketch
 from tests.pool_data import grades_give, pool_renders_create
+from tests.ports import free_port
 from tests.postgresql import on_postgresql
 from tests.tcp_proxy import TcpProxy
 from tests.workers import TEST_REDIS_URL, database_url, wait_for, worker_kill
@@ -469,14 +470,6 @@ class TestDatabaseCutUnderTheRenderWorker:
         assert pngs == [Path(render.png.path)], "a PNG left behind by the failed write"
         print("\ndatabase cut under the render worker: 1 render, 1 failed store, retried, "
               "stored once, 0 orphan files")
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def http_get(url: str, session: str) -> tuple[int, dict, str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import socket
 import subprocess
 import sys
 import uuid
@@ -28,6 +27,7 @@ from sketches.importing.jobs import import_job_create, import_job_run
 from sketches.models import Render, Sketch
 from tests.conftest import read_sketch
 from tests.pool_data import grades_give, pool_renders_create
+from tests.ports import free_port
 from tests.workers import run_worker, wait_for
 
 REGION = "us-east-1"
@@ -35,12 +35,6 @@ REGION = "us-east-1"
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "paintrl-test", "AWS_SECRET_ACCESS_KEY": "paintrl-test",
                "AWS_DEFAULT_REGION": REGION}
 PNG_MAGIC = b"\x89PNG"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
