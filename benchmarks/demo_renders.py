@@ -10,11 +10,21 @@ the workers' start to the last render (its time as stored, not the poll that
 saw it), renders per minute, the verdicts, and where the policy build was by
 then. Nothing of the throwaway run is kept.
 
+With --first-run STEPS it goes on as a newcomer would once the policy is
+ready: the simulated curator grades the corpus (standing in for a person),
+a reward model trains on the short worker and is activated, a snapshot is
+frozen, and a run with the new-run form's defaults and STEPS steps is
+launched on the train worker; it prints the fresh demo's timeline (web up,
+first render, last render, policy ready, first run done) and that run's
+gate pass per step.
+
     .venv/bin/python benchmarks/demo_renders.py [--count 1664] [--every 30] [--no-policy]
+        [--wait-policy] [--first-run 3]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sqlite3
@@ -60,6 +70,13 @@ def last_rendered(db: Path) -> float:
     return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()
 
 
+def first_render(db: Path, start_wall: float) -> float:
+    """Seconds from `start_wall` to the first render stored."""
+    with sqlite3.connect(db, timeout=30) as conn:
+        (text,) = conn.execute("SELECT MIN(rendered) FROM sketches_render").fetchone()
+    return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp() - start_wall
+
+
 def policy_state(policy_dir: Path) -> str:
     status = build_status(policy_dir)
     if status is None:
@@ -72,7 +89,56 @@ def policy_building(policy_dir: Path) -> bool:
     return status is None or status.state == BUILDING
 
 
+def first_run_launch(steps: int) -> int:
+    """In a Django process on the bench's database: the newcomer's steps
+    between grading and a run (simulated grades, a reward model trained on the
+    short worker and activated, a snapshot), then a run of `steps` steps with
+    the new-run form's defaults, launched; prints and returns its id."""
+    import django
+
+    django.setup()
+    from jobs.models import LIVE
+    from pool.models import RewardModel
+    from pool.reward.services import reward_model_create
+    from pool.reward.simulated import grades_simulate
+    from pool.services import snapshot_freeze
+    from training.models import TrainingRun
+    from training.runs.selectors import run_defaults
+    from training.runs.services import run_launch
+
+    grades_simulate(seed=0)
+    job = reward_model_create(config={"sources": "simulated"}, activate=True)
+    while job.status in LIVE:
+        time.sleep(2)
+        job = RewardModel.objects.get(pk=job.pk)
+    if not job.active:
+        raise SystemExit(f"the reward model is {job.status}, not active: {job.error}")
+    snapshot_freeze(name="first pool")
+    defaults = {f"{field}_id": pk for field, pk in run_defaults().items()}
+    run = TrainingRun.objects.create(name="first run", max_steps=steps, **defaults)
+    run_launch(run=run)
+    print(json.dumps({"run": run.pk, "reward_model": job.version,
+                      "heldout_accuracy": job.metrics.get("heldout_pairwise_accuracy")}))
+    return run.pk
+
+
+def first_run_wait(db: Path, run_id: int, every: float) -> dict:
+    """Poll the run until it ends; its status, error and per-step gate pass."""
+    while True:
+        with sqlite3.connect(db, timeout=30) as conn:
+            status, error = conn.execute("SELECT status, error FROM training_trainingrun "
+                                         "WHERE id = ?", (run_id,)).fetchone()
+            steps = conn.execute("SELECT step, gate_pass, reward_mean FROM training_trainingstep "
+                                 "WHERE run_id = ? ORDER BY step", (run_id,)).fetchall()
+        if status not in ("queued", "running"):
+            return {"status": status, "error": error, "steps": steps}
+        time.sleep(every)
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--launch-first-run"]:  # the Django half of --first-run
+        first_run_launch(int(sys.argv[2]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=1664)
     parser.add_argument("--every", type=float, default=30.0)
@@ -81,7 +147,10 @@ def main() -> None:
                         help="build the policy here and keep it (default: thrown away)")
     parser.add_argument("--wait-policy", action="store_true",
                         help="after the renders, go on until the policy build ends")
+    parser.add_argument("--first-run", type=int, default=0, metavar="STEPS",
+                        help="then train a reward model, freeze a snapshot and run STEPS steps")
     args = parser.parse_args()
+    args.wait_policy = args.wait_policy or bool(args.first_run)
 
     with tempfile.TemporaryDirectory(prefix="paintrl-demo-bench-") as tmp:
         tmp = Path(tmp)
@@ -131,8 +200,27 @@ def main() -> None:
                 print(f"{(time.monotonic() - start) / 60:6.1f} min  policy: "
                       f"{policy_state(policy_dir)}", flush=True)
             if args.wait_policy:
-                print(f"policy build ended {(time.monotonic() - start) / 60:.1f} min from the "
+                policy_ready = time.monotonic() - start
+                print(f"policy build ended {policy_ready / 60:.1f} min from the "
                       f"workers' start: {policy_state(policy_dir)}")
+            if args.first_run:
+                launched = subprocess.run(
+                    [PYTHON, __file__, "--launch-first-run", str(args.first_run)], cwd=ROOT,
+                    env={**env, "DJANGO_SETTINGS_MODULE": "paintrl_site.settings"}, check=True,
+                    capture_output=True, text=True).stdout.strip().splitlines()[-1]
+                launch = json.loads(launched)
+                print(f"reward model v{launch['reward_model']} (held-out pairwise accuracy "
+                      f"{launch['heldout_accuracy']}), snapshot frozen, run launched at "
+                      f"{(time.monotonic() - start) / 60:.1f} min")
+                outcome = first_run_wait(db, launch["run"], args.every / 3)
+                run_done = time.monotonic() - start
+                error = f": {outcome['error']}" if outcome["error"] else ""
+                print(f"first run {outcome['status']}{error}")
+                for step, gate, reward in outcome["steps"]:
+                    print(f"  step {step}: gate pass {gate}, mean reward {reward}")
+                print(f"\ntimeline (min from the workers' start): first render "
+                      f"{first_render(db, start_wall) / 60:.1f}, last render {total / 60:.1f}, "
+                      f"policy ready {policy_ready / 60:.1f}, first run done {run_done / 60:.1f}")
         finally:
             for proc in procs:
                 try:

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from django.db.models import Count
 
 from jobs.estimates import WINDOW_S, Estimate, estimate_left
-from pool.models import RewardModel
+from pool.models import PoolSnapshot, RewardModel
 from pool.reward.metrics import evidence_warning
 from pool.reward.selectors import reward_model_active
 from rating.models import Grade
 from rating.selectors import renders_gradable, renders_open
 from sketches import selectors as sketch_selectors
+from training.models import TrainingRun
 
 # The render pace is counted over the estimator's window (renders finish
 # several a minute: five minutes holds enough of them to measure).
@@ -105,3 +106,41 @@ def reward_model_state() -> RewardModelState:
         "pk", "version", "active", "metrics")
     return RewardModelState(active=reward_model_active(),
                             newest_done=done.order_by("-version").first())
+
+
+# The loop as a newcomer walks it, in order: each step needs the ones before
+# it (a snapshot needs loved renders, a run needs a snapshot, an active reward
+# model and a policy).
+LOOP_STEPS = ("grade", "pool", "reward_model", "policy", "run")
+
+
+@dataclass(frozen=True)
+class LoopProgress:
+    """Which steps of the loop are done, for the home page's "What to do
+    next": the first step not done is the one to take now."""
+
+    done: dict[str, bool]
+
+    @property
+    def next(self) -> str | None:
+        return next((step for step in LOOP_STEPS if not self.done[step]), None)
+
+    @property
+    def state(self) -> dict[str, str]:
+        """Each step as "done", "next" or "" (later), for the page's marks."""
+        return {step: "done" if self.done[step] else "next" if step == self.next else ""
+                for step in LOOP_STEPS}
+
+
+def loop_progress(*, grading: GradingTotals, reward_model: RewardModelState,
+                  policy_ready: bool) -> LoopProgress:
+    """Done means the step's result exists: a loved render (the pool is made
+    of them), a frozen snapshot, an active reward model, a built policy, a
+    finished run."""
+    return LoopProgress(done={
+        "grade": grading.by_value["love"] > 0,
+        "pool": PoolSnapshot.objects.exists(),
+        "reward_model": reward_model.active is not None,
+        "policy": policy_ready,
+        "run": TrainingRun.objects.filter(status=TrainingRun.Status.DONE).exists(),
+    })

@@ -3,6 +3,7 @@ from django.views.decorators.http import require_GET
 
 from sketches import selectors
 from sketches.access import is_curator, staff_required
+from training.runs.presenters import builtin_policy_state
 
 from . import job_presenters, overview
 
@@ -21,6 +22,10 @@ def home(request):
     }
     if request.user.is_staff:
         context["reward_model"] = overview.reward_model_state()
+        context["policy"] = builtin_policy_state()
+        context["loop"] = overview.loop_progress(
+            grading=context["grading"], reward_model=context["reward_model"],
+            policy_ready=context["policy"]["ready"])
         context["running"] = job_presenters.jobs_running()
     return render(request, "home.html", context)
 

@@ -136,6 +136,62 @@ class TestHomeRewardModel:
         assert b"reward model is" not in client.get(reverse("home")).content
 
 
+class TestHomeLoop:
+    """Staff see the loop in order, each step marked done or next: the first
+    step whose result does not exist yet is the one to take."""
+
+    @pytest.fixture
+    def staff(self, client, settings, tmp_path):
+        settings.PAINTRL_POLICY_DIR = str(tmp_path / "policy")
+        client.force_login(get_user_model().objects.create_user(
+            "boss", password="a-long-password-1", is_staff=True))
+        return client
+
+    def next_step(self, staff) -> str:
+        response = staff.get(reverse("home"))
+        page = response.content.decode()
+        assert page.count('class="step-mark step-mark-next"') == (
+            0 if response.context["loop"].next is None else 1)
+        return response.context["loop"].next
+
+    def test_each_step_done_moves_the_mark_to_the_next(self, staff, settings):
+        from pool.models import RewardModel
+        from tests.policy_data import test_policy_build
+        from tests.pool_data import grades_give, snapshot_build
+        from tests.rating_data import renders_create
+        from training.models import TrainingRun
+        from training.runs.selectors import run_defaults
+
+        render = renders_create(1)[0]
+        assert self.next_step(staff) == "grade"
+        grades_give(render, "okay")
+        assert self.next_step(staff) == "grade"  # the pool is made of loved renders
+        grades_give(render, "okay", "love")
+        assert self.next_step(staff) == "pool"
+        snapshot_build("first", [("love", "flowers")])
+        assert self.next_step(staff) == "reward_model"
+        RewardModel.objects.create(version=1, status="done")
+        page = staff.get(reverse("home")).content.decode()
+        assert "activate it before a run" in page and self.next_step(staff) == "reward_model"
+        RewardModel.objects.update(active=True)
+        assert self.next_step(staff) == "policy"
+        assert "Not built: <code>python manage.py bootstrap_policy --queue</code>" in (
+            staff.get(reverse("home")).content.decode())
+        test_policy_build(settings.PAINTRL_POLICY_DIR)
+        assert self.next_step(staff) == "run"
+        TrainingRun.objects.create(name="first", status="running", **{
+            f"{field}_id": pk for field, pk in run_defaults().items()})
+        assert self.next_step(staff) == "run"  # done means finished
+        TrainingRun.objects.update(status="done")
+        assert self.next_step(staff) is None
+        assert "Every step has been done once" in staff.get(reverse("home")).content.decode()
+
+    def test_curators_see_no_loop_marks(self, client, user):
+        client.force_login(user)
+        response = client.get(reverse("home"))
+        assert "loop" not in response.context and b"step-mark" not in response.content
+
+
 class TestRenderDetail:
     def test_shows_the_taste_score_and_the_model_that_gave_it(self, client, user):
         sketch = services.sketch_create(code="function setup(){}")
@@ -223,7 +279,8 @@ class TestHomeByRole:
         client.force_login(curator_create("boss", staff=True))
         page = client.get(reverse("home")).content.decode()
         assert "3 renders wait for your grade (3 with no grade from anyone)." in page
-        assert "freeze a snapshot for training" in page and "manage.py seed_corpus" in page
+        assert "freeze a snapshot; a run uses a frozen snapshot" in page
+        assert "manage.py seed_corpus" in page
         assert reverse("sketches:import_upload") in page
 
     def test_a_user_who_is_not_a_curator_is_told_so(self, client, user):

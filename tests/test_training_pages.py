@@ -167,7 +167,7 @@ class TestRunPage:
         assert "about <strong>3 min 20 s</strong> left" in text
         assert "the last step took 1 min 40 s" in text
         assert '<progress max="4" value="2">' in text
-        assert "4 generations × 2 prompt(s) per step" in text
+        assert "4 generations × 2 prompts per step" in text
         assert "built-in tiny policy" in text and "allow-list (rev. 2)" in text
         assert "Stalled" not in text
 

@@ -93,12 +93,12 @@ class TestRunPage:
     @pytest.mark.parametrize(("generations", "words"), [
         (1, "1 generation ×"), (2, "2 generations ×")])
     def test_generations(self, staff, run, generations, words):
-        run.num_generations = generations
-        run.max_steps = generations
+        run.num_generations = run.max_steps = run.prompts_per_step = generations
         run.save()
         html = staff.get(reverse("training:run", args=[run.pk])).content.decode()
-        assert words in html
+        assert words in html and "prompt(s)" not in html
         assert f"{generations} step{'s' if generations > 1 else ''};" in html
+        assert f"{generations} prompt{'s' if generations > 1 else ''} per step" in html
 
 
 class TestTemplateCounts:

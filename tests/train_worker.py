@@ -6,11 +6,12 @@ from __future__ import annotations
 from tests.workers import run_worker
 
 
-def run_train_worker(tmp_path, settings, queue: str = "train", **kwargs):
+def run_train_worker(tmp_path, settings, queue: str = "train", *, env: dict | None = None,
+                     **kwargs):
     cache = str(tmp_path / "reward_cache")
     settings.PAINTRL_REWARD_CACHE_DIR = cache
     yield from run_worker(queue, tmp_path, settings,
-                          env={"PAINTRL_REWARD_CACHE_DIR": cache}, **kwargs)
+                          env={"PAINTRL_REWARD_CACHE_DIR": cache, **(env or {})}, **kwargs)
 
 
 def run_short_worker(tmp_path, settings, **kwargs):
