@@ -32,7 +32,7 @@ from training.policy.corpus import (
     within_budget,
 )
 from training.policy.sample import completions_sample
-from training.policy.sft import SftConfig, sft_train
+from training.policy.sft import SftConfig, _collate, reply_loss, sft_encode, sft_train
 from training.presets import SYSTEM_PROMPT
 
 
@@ -119,6 +119,27 @@ class TestSft:
         assert record["steps"] == 30
         assert [p.step for p in seen] == [5, 10, 15, 20, 25, 30]
         assert record["final_loss"] < record["first_loss"] - 1.0
+
+    def test_the_reply_loss_is_the_models_own_loss(self, corpus):
+        """Logits only where a label is: the value and the gradients of the
+        transformers loss over the whole padded batch."""
+        import torch
+
+        examples, tokenizer = corpus
+        model = model_build(tokenizer, size="test")
+        batch = _collate(sft_encode(tokenizer, examples[:4], SYSTEM_PROMPT),
+                         tokenizer.pad_token_id)
+        ids, labels, mask = batch
+        assert (labels[:, 1:] == -100).sum() > ids.shape[0] * 10  # prompts and padding
+        ours = reply_loss(model, ids, labels, mask)
+        ours.backward()
+        ours_grad = model.get_decoder().layers[0].mlp.up_proj.weight.grad.clone()
+        model.zero_grad()
+        theirs = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+        theirs.backward()
+        assert torch.allclose(ours, theirs, atol=1e-5)
+        assert torch.allclose(ours_grad, model.get_decoder().layers[0].mlp.up_proj.weight.grad,
+                              atol=1e-6)
 
     def test_logit_scale_sharpens_every_logit(self, corpus):
         import torch
