@@ -60,13 +60,24 @@ def render_scoring_png(render: Render) -> bytes:
 
 def render_rate_per_minute(window_s: int = 300) -> float:
     """Renders finished per minute over the last `window_s` seconds: the pace
-    the home page turns into a time-left estimate while a corpus renders."""
+    the home page turns into a time-left estimate while a corpus renders.
+
+    The pace is measured from the first render in the window, not from the
+    window's start: two minutes into a fresh demo, dividing by the whole five
+    minutes said "17 a minute, about 1.5 h left" while 37 a minute rendered."""
     from datetime import timedelta
 
+    from django.db.models import Count, Min
     from django.utils import timezone
 
-    since = timezone.now() - timedelta(seconds=window_s)
-    return Render.objects.filter(rendered__gte=since).count() * 60 / window_s
+    now = timezone.now()
+    recent = Render.objects.filter(rendered__gte=now - timedelta(seconds=window_s)).aggregate(
+        count=Count("id"), first=Min("rendered"))
+    if recent["count"] < 2:
+        return 0.0
+    # Renders after the first, over the time since it (the first only marks the start).
+    seconds = max((now - recent["first"]).total_seconds(), 1.0)
+    return (recent["count"] - 1) * 60 / seconds
 
 
 def render_neighbours(render: Render) -> tuple[int | None, int | None]:

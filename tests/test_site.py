@@ -62,20 +62,34 @@ class TestHome:
         assert grading.by_value == {"love": 1, "okay": 0, "nope": 0}
         assert grading.curators == 1
 
-    def test_estimates_time_left_from_the_recent_pace(self, client, user):
+    def rendered(self, *ages_s: float) -> None:
+        from datetime import timedelta
+
         from django.utils import timezone
 
         sketch = services.sketch_create(code="function setup(){}")
-        for _ in range(10):
-            Render.objects.create(sketch=sketch, status="ok", rendered=timezone.now())
+        for age in ages_s:
+            Render.objects.create(sketch=sketch, status="ok",
+                                  rendered=timezone.now() - timedelta(seconds=age))
+
+    def test_estimates_time_left_from_the_recent_pace(self, client, user):
+        # 10 renders after a first one, over four minutes; one an hour ago is too old to count.
+        self.rendered(3600, *(240 - 24 * i for i in range(11)))
         for _ in range(40):
-            Render.objects.create(sketch=sketch)
+            Render.objects.create(sketch=services.sketch_create(code="function setup(){}"))
         client.force_login(user)
         response = client.get(reverse("home"))
         progress = response.context["progress"]
-        assert progress.per_minute == 2.0  # 10 in the last five minutes
-        assert progress.minutes_left == 20
-        assert b"about 20 min left" in response.content
+        assert progress.per_minute == pytest.approx(2.5, rel=0.01)
+        assert progress.minutes_left == 16
+        assert b"about 16 min left" in response.content
+
+    def test_the_pace_counts_from_the_first_render_not_the_windows_start(self, client, user):
+        # Two minutes into a corpus at 30 a minute: the five-minute window is not full yet.
+        self.rendered(*(120 - 2 * i for i in range(61)))
+        client.force_login(user)
+        assert client.get(reverse("home")).context["progress"].per_minute == pytest.approx(
+            30, rel=0.01)
 
     def test_htmx_request_gets_only_the_counts_fragment(self, client, user):
         client.force_login(user)
