@@ -16,8 +16,10 @@ from sketches.models import Render, Sketch
 PASSWORD = "a-long-password-1"
 
 
-def curator_create(username: str, *, staff: bool = False):
-    user = get_user_model().objects.create_user(username, password=PASSWORD, is_staff=staff)
+def curator_create(username: str, *, staff: bool = False, superuser: bool = False):
+    user = get_user_model().objects.create_user(username, password=PASSWORD,
+                                                is_staff=staff or superuser,
+                                                is_superuser=superuser)
     if not staff:
         user.groups.add(curator_group())
     return user

@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import pytest
 from django.core.management import call_command
-from django.db import connections
-from django.test import Client
 
 from pool.models import PoolSnapshot, RewardModel
 from rating.models import Grade
 from sketches.models import Render
 from tests import policy_data
-from tests.conftest import chromium_path
+from tests.browser import logged_in_context
 from tests.lab_data import presets_ensure
 from tests.rating_data import curator_create
 from tests.train_worker import run_train_worker
@@ -44,18 +42,13 @@ RUN_WAIT_MS = 300_000  # two steps of a real TRL run, rendered and judged
 
 @pytest.fixture
 def newcomer(transactional_db):
-    user = curator_create("newcomer", staff=True)
-    user.is_superuser = True
-    user.save()
-    return user
+    return curator_create("newcomer", superuser=True)
 
 
 @pytest.fixture
 def walk(live_server, newcomer, settings, tmp_path, monkeypatch):
     """Chromium logged in as the newcomer, one worker on every queue a
     newcomer's steps use, and the built-in policy in its folder."""
-    from playwright.sync_api import sync_playwright
-
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     policy = tmp_path / "policy"
     policy_data.test_policy_build(policy)
@@ -65,18 +58,9 @@ def walk(live_server, newcomer, settings, tmp_path, monkeypatch):
         "PAINTRL_POLICY_DIR": str(policy), "PAINTRL_RENDER_BROWSERS": "1",
         "PAINTRL_RENDER_DEADLINE_S": "8"})
     proc = next(worker)
-    client = Client()
-    client.force_login(newcomer)
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=chromium_path(), headless=True)
-        context = chromium.new_context(viewport={"width": 1200, "height": 1000})
-        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                              "url": live_server.url}])
-        context.set_default_timeout(WAIT_MS)
+    with logged_in_context(live_server, newcomer, timeout_ms=WAIT_MS) as context:
         yield context.new_page(), proc
-        chromium.close()
     next(worker, None)
-    connections.close_all()
 
 
 def next_step(page, live_server):

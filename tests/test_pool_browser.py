@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from django.db import connections
-from django.test import Client
 
 from pool.subjects import PAINTER_KEYWORDS
-from tests.conftest import chromium_path
+from tests.browser import logged_in_context
 from tests.pool_data import grades_give, pool_renders_create
 from tests.rating_data import curator_create
 
@@ -28,24 +26,13 @@ def demo_pool(transactional_db, settings, tmp_path):
 
 
 def test_a_demo_sized_pool_fits_in_about_two_screens(demo_pool, live_server, monkeypatch):
-    from playwright.sync_api import sync_playwright
-
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    client = Client()
-    client.force_login(curator_create("boss", staff=True))
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=chromium_path(), headless=True)
-        try:
-            context = chromium.new_context(viewport=VIEWPORT)
-            context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                                  "url": live_server.url}])
-            page = context.new_page()
-            page.goto(f"{live_server.url}/pool/")
-            assert page.locator("details.pool-subject").count() == 5
-            assert page.locator(".pool-thin-line").count() == 1
-            height = page.evaluate("document.documentElement.scrollHeight")
-            print(f"curation page height: {height} px at {VIEWPORT}")
-            assert height <= 2.1 * VIEWPORT["height"], height  # 1,821 px when written
-        finally:
-            chromium.close()
-            connections.close_all()
+    with logged_in_context(live_server, curator_create("boss", staff=True),
+                           viewport=VIEWPORT) as context:
+        page = context.new_page()
+        page.goto(f"{live_server.url}/pool/")
+        assert page.locator("details.pool-subject").count() == 5
+        assert page.locator(".pool-thin-line").count() == 1
+        height = page.evaluate("document.documentElement.scrollHeight")
+        print(f"curation page height: {height} px at {VIEWPORT}")
+        assert height <= 2.1 * VIEWPORT["height"], height  # 1,821 px when written

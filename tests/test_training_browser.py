@@ -6,12 +6,10 @@ gets no admin and cannot post the launch button's form."""
 from __future__ import annotations
 
 import pytest
-from django.db import connections
-from django.test import Client
 from django.urls import reverse
 
 from tests import policy_data
-from tests.conftest import chromium_path
+from tests.browser import logged_in_context
 from tests.lab_data import presets_ensure
 from tests.rating_data import curator_create
 from tests.test_training_runs import RUBRIC, WORKER_ENV, fresh
@@ -31,33 +29,18 @@ def policy_dir(tmp_path_factory):
 
 @pytest.fixture
 def boss(transactional_db):
-    user = curator_create("boss", staff=True)
-    user.is_superuser = True
-    user.save()
-    return user
+    return curator_create("boss", superuser=True)
 
 
 @pytest.fixture
 def page(live_server, boss, settings, tmp_path, monkeypatch):
-    """Chromium logged in as staff (DJANGO_ALLOW_ASYNC_UNSAFE: Playwright's
-    sync API runs an event loop in this thread while the ORM checks run)."""
-    from playwright.sync_api import sync_playwright
-
+    """Chromium logged in as staff, and a train worker."""
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     worker = run_worker("train", tmp_path, settings, env=WORKER_ENV)
     next(worker)
-    client = Client()
-    client.force_login(boss)
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=chromium_path(), headless=True)
-        context = chromium.new_context(viewport={"width": 1200, "height": 1000})
-        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                              "url": live_server.url}])
-        context.set_default_timeout(WAIT_MS)
+    with logged_in_context(live_server, boss, timeout_ms=WAIT_MS) as context:
         yield context.new_page()
-        chromium.close()
     next(worker, None)
-    connections.close_all()
 
 
 def test_launch_from_the_admin_and_watch_the_run_finish(page, live_server, policy_dir):
