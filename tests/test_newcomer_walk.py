@@ -64,7 +64,7 @@ def walk(live_server, newcomer, settings, tmp_path, monkeypatch):
 
 
 def next_step(page, live_server):
-    """The home page's step marked next (its text), after a fresh load."""
+    """The home page's one step marked next (a locator), after a fresh load."""
     from playwright.sync_api import expect
 
     page.goto(f"{live_server.url}/")
