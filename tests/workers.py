@@ -38,6 +38,12 @@ def run_worker(queue: str, media_root, settings, *, pool: str = "solo", concurre
     `include` names more task modules for it to load (tests.blocking_tasks)."""
     redis.Redis.from_url(TEST_REDIS_URL).flushdb()
     celery_app.conf.update(broker_url=TEST_REDIS_URL, result_backend=TEST_REDIS_URL)
+    # A task sent earlier in this process (a grade queues its fingerprints on
+    # commit) built the producer pools for the default broker, and they outlive
+    # conf.update: drop them (what Celery itself does after a fork), or this
+    # worker never sees what the test queues.
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
     settings.MEDIA_ROOT = media_root
     env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": TEST_REDIS_URL,
            "PAINTRL_MEDIA_ROOT": str(media_root), **(env or {})}
