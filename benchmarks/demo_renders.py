@@ -14,9 +14,9 @@ With --first-run STEPS it goes on as a newcomer would once the policy is
 ready: the simulated curator grades the corpus (standing in for a person),
 a reward model trains on the short worker and is activated, a snapshot is
 frozen, and a run with the new-run form's defaults and STEPS steps is
-launched on the train worker; it prints the fresh demo's timeline (web up,
-first render, last render, policy ready, first run done) and that run's
-gate pass per step.
+launched on the train worker; it prints the fresh demo's timeline (first
+render, last render, policy ready, first run done, from the workers' start;
+it starts no web server) and that run's gate pass per step.
 
     .venv/bin/python benchmarks/demo_renders.py [--count 1664] [--every 30] [--no-policy]
         [--wait-policy] [--first-run 3]
@@ -62,19 +62,14 @@ def counts(db: Path) -> dict[str, int]:
         return dict(conn.execute("SELECT status, COUNT(*) FROM sketches_render GROUP BY status"))
 
 
-def last_rendered(db: Path) -> float:
-    """When the last render was stored (epoch seconds): the polls only bound it."""
+def rendered_at(db: Path, which: str = "MAX") -> float:
+    """When the last (MAX) or first (MIN) render was stored, in epoch seconds:
+    the polls only bound it."""
+    assert which in ("MIN", "MAX")
     with sqlite3.connect(db, timeout=30) as conn:
-        (text,) = conn.execute("SELECT MAX(rendered) FROM sketches_render").fetchone()
+        (text,) = conn.execute(f"SELECT {which}(rendered) FROM sketches_render").fetchone()
     # Django keeps aware datetimes in SQLite as UTC text without the offset.
     return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()
-
-
-def first_render(db: Path, start_wall: float) -> float:
-    """Seconds from `start_wall` to the first render stored."""
-    with sqlite3.connect(db, timeout=30) as conn:
-        (text,) = conn.execute("SELECT MIN(rendered) FROM sketches_render").fetchone()
-    return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp() - start_wall
 
 
 def policy_state(policy_dir: Path) -> str:
@@ -189,7 +184,7 @@ def main() -> None:
                       flush=True)
                 if pending == 0:
                     break
-            total = last_rendered(db) - start_wall
+            total = rendered_at(db) - start_wall
             print()
             print(f"all {sum(now.values())} renders done in {total / 60:.1f} min from the workers' "
                   f"start to the last render ({sum(now.values()) / total * 60:.0f} renders/min)")
@@ -218,8 +213,9 @@ def main() -> None:
                 print(f"first run {outcome['status']}{error}")
                 for step, gate, reward in outcome["steps"]:
                     print(f"  step {step}: gate pass {gate}, mean reward {reward}")
+                first = rendered_at(db, "MIN") - start_wall
                 print(f"\ntimeline (min from the workers' start): first render "
-                      f"{first_render(db, start_wall) / 60:.1f}, last render {total / 60:.1f}, "
+                      f"{first / 60:.1f}, last render {total / 60:.1f}, "
                       f"policy ready {policy_ready / 60:.1f}, first run done {run_done / 60:.1f}")
         finally:
             for proc in procs:

@@ -16,15 +16,14 @@ from tests.conftest import chromium_path
 
 @contextmanager
 def logged_in_context(live_server, user, *, viewport: dict | None = None,
-                      timeout_ms: int | None = None, args: tuple[str, ...] = ()) -> Iterator:
+                      timeout_ms: int | None = None) -> Iterator:
     """A Playwright browser context whose requests carry `user`'s session."""
     from playwright.sync_api import sync_playwright
 
     client = Client()
     client.force_login(user)
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=chromium_path(), headless=True,
-                                              args=list(args))
+        chromium = playwright.chromium.launch(executable_path=chromium_path(), headless=True)
         try:
             context = chromium.new_context(viewport=viewport or {"width": 1200, "height": 1000})
             context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,

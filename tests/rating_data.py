@@ -17,8 +17,8 @@ PASSWORD = "a-long-password-1"
 
 
 def curator_create(username: str, *, staff: bool = False, superuser: bool = False):
-    user = get_user_model().objects.create_user(username, password=PASSWORD,
-                                                is_staff=staff or superuser,
+    staff = staff or superuser
+    user = get_user_model().objects.create_user(username, password=PASSWORD, is_staff=staff,
                                                 is_superuser=superuser)
     if not staff:
         user.groups.add(curator_group())
