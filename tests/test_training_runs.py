@@ -359,6 +359,30 @@ class TestLaunch:
         run.save(update_fields=["lora_rank"])
         assert services.run_launch(run=run).launched_config["grpo"]["lora"] is True
 
+    def test_a_tiny_policys_learning_rate_with_lora_on_a_real_checkpoint_is_refused(
+            self, policy_dir, tmp_path):
+        """The refusal reads the checkpoint's size from its safetensors header:
+        here a folder whose header says 0.6 B parameters (no weights behind
+        it: the launch check never loads them)."""
+        import json
+        import struct
+
+        real = tmp_path / "qwen3-0.6b"
+        real.mkdir()
+        shutil.copy(policy_dir / "config.json", real / "config.json")
+        header = json.dumps({"embed.weight": {"dtype": "BF16", "shape": [151_936, 4096],
+                                              "data_offsets": [0, 0]}}).encode()
+        (real / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header)
+        run = make_run(real, lora=True, learning_rate=3e-4)
+        assert any("learning_rate 0.0003 is meant for the built-in tiny policy: LoRA on a 0.6 "
+                   "B-parameter checkpoint wants about 1e-5" in problem
+                   for problem in services.run_problems(run))
+        run.learning_rate = 1e-5
+        assert not any("learning_rate" in problem for problem in services.run_problems(run))
+        # The built-in policy (5 M parameters here) keeps its own rate with LoRA.
+        tiny = make_run(policy_dir, lora=True, learning_rate=3e-4)
+        assert not any("learning_rate" in problem for problem in services.run_problems(tiny))
+
     def test_launch_freezes_the_config_and_queues_after_commit(
             self, policy_dir, django_capture_on_commit_callbacks):
         run = make_run(policy_dir)
