@@ -25,6 +25,7 @@ from jobs.estimates import estimate_left, samples_from_durations
 from jobs.selectors import job_cancel_requested
 
 from ..models import TrainingRun, TrainingStep
+from . import ranks
 
 Status = TrainingRun.Status
 
@@ -98,7 +99,10 @@ class StepBook:
 
 
 class RunCallback(TrainerCallback):
-    """Records each step and obeys the cancel flag; see the module docstring."""
+    """Records each step and obeys the cancel flag; see the module docstring.
+    Every process of a multi-process run calls it; only the main one writes,
+    and every process follows its cancel decision, so all of them stop after
+    the same step."""
 
     def __init__(self, *, lease: Lease, book: StepBook, max_steps: int,
                  progress_extra: dict | None = None):
@@ -109,17 +113,24 @@ class RunCallback(TrainerCallback):
         self._step_seconds: list[float] = []
 
     def on_train_begin(self, args, state, control, **kwargs):
-        self.lease.beat(force=True, progress=self._progress(state.global_step, stage="training"))
+        if ranks.is_main():
+            self.lease.beat(force=True,
+                            progress=self._progress(state.global_step, stage="training"))
 
     def on_step_begin(self, args, state, control, **kwargs):
         self.book.clock.start()
 
     def on_step_end(self, args, state, control, **kwargs):
-        times = self.book.clock.times(time.perf_counter())
-        self._times[state.global_step] = times
-        self._step_seconds.append(times["total"])
-        self.lease.beat(force=True)
-        if state.global_step < self.max_steps and self.lease.cancel_requested():
+        stop = False
+        if ranks.is_main():
+            times = self.book.clock.times(time.perf_counter())
+            self._times[state.global_step] = times
+            self._step_seconds.append(times["total"])
+            self.lease.beat(force=True)
+            stop = state.global_step < self.max_steps and self.lease.cancel_requested()
+        # A process that stopped alone would leave the others waiting in the
+        # next step's collectives: all of them follow the main one.
+        if ranks.from_main(stop):
             # Stop here, and keep this step's weights so a resume continues from it.
             self.cancelled = True
             control.should_save = True
@@ -128,7 +139,7 @@ class RunCallback(TrainerCallback):
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         logs = logs or {}
-        if "loss" not in logs:  # the end-of-training summary, not a step
+        if "loss" not in logs or not ranks.is_main():  # not a step, or not the writer
             return
         step = state.global_step
         summary = self.book.summaries.pop(step, {})
@@ -140,7 +151,8 @@ class RunCallback(TrainerCallback):
             step, stage="training", reward_mean=summary.get("reward_mean")))
 
     def on_save(self, args, state, control, **kwargs):
-        self.lease.beat(force=True, checkpoint_step=state.global_step)
+        if ranks.is_main():
+            self.lease.beat(force=True, checkpoint_step=state.global_step)
 
     def _progress(self, step: int, *, stage: str, reward_mean: float | None = None) -> dict:
         last = self._step_seconds[-1] if self._step_seconds else None

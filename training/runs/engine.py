@@ -27,7 +27,7 @@ from trl import GRPOTrainer
 from ..models import Judge
 from ..reward_signals import SignalContext, signal_context_for
 from ..rubrics import rubric_specs
-from . import conf
+from . import conf, ranks
 from .callbacks import Lease, RunCallback, StepBook
 from .checkpoints import FINAL
 from .config import GRPOConfig
@@ -167,7 +167,9 @@ def signal_context(config: dict, snapshot, notices: list[str]) -> SignalContext:
 
 def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None) -> Engine:
     """The trainer for `run` (already claimed by `lease`), rendering in `pool`;
-    `progress_extra` is kept in every progress row the run writes."""
+    `progress_extra` is kept in every progress row the run writes. In a
+    multi-process run every process builds one; only the main one scores
+    (ranks.py), so the others pass no pool and load no judges."""
     import torch
     from datasets import Dataset
     from transformers.trainer_callback import PrinterCallback
@@ -188,8 +190,9 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
     output_dir = conf.run_dir(run.pk)
     output_dir.mkdir(parents=True, exist_ok=True)
     model, tokenizer = policy_load(config["policy_path"], device=device)
+    args = grpo_args(grpo, output_dir=output_dir, device=device)  # sets up the processes' state
     book = StepBook(notices=[])
-    context = signal_context(config, run.snapshot, book.notices)
+    context = signal_context(config, run.snapshot, book.notices) if ranks.is_main() else None
     reward = RubricReward(
         run_id=run.pk, specs=rubric_specs(config["rubric"]["signals"], run.dropped_signals),
         context=context,
@@ -201,9 +204,8 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
         config["prompts"], config["system_prompt"]["text"], steps=grpo.max_steps,
         per_step=grpo.prompts_per_step, seed=grpo.seed))
     trainer = TimedGRPOTrainer(
-        model=model, reward_funcs=reward, args=grpo_args(grpo, output_dir=output_dir,
-                                                          device=device),
-        train_dataset=dataset, processing_class=tokenizer, callbacks=[callback],
+        model=model, reward_funcs=reward, args=args, train_dataset=dataset,
+        processing_class=tokenizer, callbacks=[callback],
         peft_config=lora_config(grpo.lora_rank) if grpo.lora else None)
     trainer.step_book = book
     # The step rows are the record; the console printer would repeat every log
@@ -215,13 +217,19 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
 
 def final_policy_save(engine: Engine) -> Path:
     """The trained policy as a plain checkpoint folder (LoRA merged into the
-    weights), so another run can name it as its base model."""
+    weights), so another run can name it as its base model. Every process of
+    a multi-process run calls it; the main one writes and the others wait.
+    Right where each process holds the whole model (data parallelism); a
+    sharded one (DeepSpeed ZeRO-3, FSDP) would first need its weights gathered."""
     out = engine.output_dir / FINAL
-    model = engine.trainer.accelerator.unwrap_model(engine.trainer.model)
+    accelerator = engine.trainer.accelerator
+    model = accelerator.unwrap_model(engine.trainer.model)
     if hasattr(model, "merge_and_unload"):  # a peft model
         model = model.merge_and_unload()
-    model.save_pretrained(out)
-    engine.trainer.processing_class.save_pretrained(out)
+    if accelerator.is_main_process:
+        model.save_pretrained(out)
+        engine.trainer.processing_class.save_pretrained(out)
+    accelerator.wait_for_everyone()
     return out
 
 

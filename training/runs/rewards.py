@@ -2,9 +2,18 @@
 render pool, scored by the rubric, and stored (Sketch, Render and Rollout
 rows, so every rollout joins the grading queue as origin "rollout").
 
-TRL (1.16) hands the function the whole generation batch, the generations of
-one prompt contiguous (RepeatSampler yields each prompt num_generations times
-in a row), so rollout i belongs to group i // num_generations. A completion
+TRL (1.16) hands the function the generation batch, the generations of one
+prompt contiguous (RepeatSampler yields each prompt num_generations times in
+a row), so rollout i belongs to group i // num_generations.
+
+In a multi-process run (supervisor.py) each process generates its own slice
+and calls the function with it: TRL's global batch is the processes' slices
+in rank order (accelerate's BatchSamplerShard gives process p batches p,
+p + P, ...; TRL gathers the rewards with accelerate's `gather` and takes
+back rows process_index * len(prompts) onwards). So the main process gathers
+every slice in rank order, renders, scores and stores the whole batch at its
+global positions (a group may span two processes), and every process returns
+its own slice of the totals. The others never render or write. A completion
 with no total (any weighted signal missing: its render unavailable, a judge
 that did not answer it; training.rubrics.rubric_total) returns None: TRL
 turns None into NaN, leaves it out of its group's mean and std and gives it
@@ -31,6 +40,7 @@ from ..diagnostics import SPREAD_EPS, grpo_advantages
 from ..models import Rollout
 from ..reward_signals import SignalContext, rollout_from_outcome, signals_compute
 from ..rubrics import SignalSpec, rubric_total
+from . import ranks
 from .callbacks import Lease, StepBook
 
 logger = logging.getLogger(__name__)
@@ -61,8 +71,10 @@ def completion_text(completion) -> str:
 
 
 class RubricReward:
-    """Called by TRL once per generation batch; returns one total or None per
-    completion, and leaves the step's summary in `book.summaries[step]`."""
+    """Called by TRL once per generation batch (by every process of a
+    multi-process run, each with its slice); returns one total or None per
+    completion it was given. The main process leaves the step's summary in
+    `book.summaries[step]`; the others have no pool, context or lease to use."""
 
     __name__ = "rubric"  # TRL logs the function's rewards as rewards/rubric/...
 
@@ -75,13 +87,28 @@ class RubricReward:
 
     def __call__(self, prompts, completions, completion_ids, trainer_state=None,
                  prompt_text=None, **kwargs) -> list[float | None]:
-        clock = self.book.clock
         step = trainer_state.global_step + 1  # the step these completions train
         texts = [completion_text(c) for c in completions]
         subjects = list(prompt_text) if prompt_text is not None else [""] * len(texts)
+        tokens = [len(ids) for ids in completion_ids]
+        # The whole batch in TRL's global order, where this process's slice starts
+        # at rank x its length, as TRL slices it (module docstring).
+        rows = ranks.gather_rows(list(zip(texts, subjects, tokens, strict=True)))
+        totals = None
+        if ranks.is_main():
+            texts_all, subjects_all, tokens_all = (list(column)
+                                                   for column in zip(*rows, strict=True))
+            totals = self.batch_score(step, texts_all, subjects_all, tokens_all)
+        start = ranks.rank() * len(texts)
+        return ranks.from_main(totals)[start:start + len(texts)]
+
+    def batch_score(self, step: int, texts: list[str], subjects: list[str],
+                    tokens: list[int]) -> list[float | None]:
+        """Render, score and store a whole generation batch (the main process's
+        work); its totals in order."""
+        clock = self.book.clock
         groups = [i // self.num_generations for i in range(len(texts))]
         _check_groups(subjects, groups)
-        tokens = [len(ids) for ids in completion_ids]
         seeds = [render_seed(self.seed, step, group) for group in groups]
         self.lease.beat()
 
