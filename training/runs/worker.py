@@ -16,6 +16,10 @@ in the grading queue they would ask curators to grade pictures of a step
 the run's record no longer holds. A render a curator already graded (or
 pinned to the pool) is kept: human work is never thrown away.
 
+A run with several processes, or an accelerate config, trains in child
+processes that `accelerate launch` starts and this worker watches
+(supervisor.py): they write through this worker's claim.
+
 Torch and TRL load only here, inside a claimed run (the engine's import)."""
 from __future__ import annotations
 
@@ -74,29 +78,50 @@ def _claim(run_id: int, token: str) -> bool:
 
 
 def _train(run: TrainingRun, lease, resume: bool) -> None:
-    from sketches.renderer import shared_pool
-
-    from .engine import engine_build, final_policy_save, memory_release
+    from .supervisor import log_path, processes_train
 
     _reward_recheck(run)
     checkpoint = _resume_point(run, lease)
     start = run.checkpoint_step if checkpoint else 0
+    grpo = GRPOConfig.from_launched(run.launched_config)
     extra = {"resumed_from": start} if resume else {}
-    max_steps = GRPOConfig.from_launched(run.launched_config).max_steps
+    if grpo.distributed:
+        extra["log"] = str(log_path(run.pk))
     lease.beat(force=True, progress={**extra, "stage": "loading", "step": start,
-                                     "max_steps": max_steps})
-    engine = engine_build(run=run, lease=lease, pool=shared_pool(), progress_extra=extra)
+                                     "max_steps": grpo.max_steps})
+    if not grpo.distributed:
+        run_train(run=run, lease=lease, checkpoint=checkpoint, progress_extra=extra)
+    elif processes_train(run=run, lease=lease, checkpoint=checkpoint, progress_extra=extra):
+        _finish(run.pk, lease.token, Status.CANCELLED)  # stopped before a step boundary
+
+
+def run_train(*, run: TrainingRun, lease, checkpoint: Path | None,
+              progress_extra: dict) -> None:
+    """Build the trainer, train from `checkpoint` (None: step 0) and end the
+    run done or cancelled. The run trains here, in the worker's process, or
+    in each process `accelerate launch` started (supervisor.py), where only
+    the main one renders and writes (ranks.py)."""
+    from sketches.renderer import shared_pool
+
+    from . import ranks
+    from .engine import engine_build, final_policy_save, memory_release
+
+    main = ranks.is_main()
+    engine = engine_build(run=run, lease=lease, pool=shared_pool() if main else None,
+                          progress_extra=progress_extra)
     try:
         engine.trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
         state = engine.trainer.state
         if engine.callback.cancelled:
-            _finish(run.pk, lease.token, Status.CANCELLED)
+            if main:
+                _finish(run.pk, lease.token, Status.CANCELLED)
             return
         if state.global_step < state.max_steps:
             raise RuntimeError(f"training stopped at step {state.global_step} of "
                                f"{state.max_steps}")
         final = final_policy_save(engine)
-        _finish(run.pk, lease.token, Status.DONE, extra={"final_policy": str(final)})
+        if main:
+            _finish(run.pk, lease.token, Status.DONE, extra={"final_policy": str(final)})
     finally:
         del engine
         memory_release()  # the worker lives on to take the next run
