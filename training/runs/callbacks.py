@@ -1,6 +1,7 @@
 """What the trainer tells the run as it goes: a TrainingStep row per optimizer
 step, the run's progress and heartbeat, checkpoints saved, and the cancel
-flag obeyed at the step boundary.
+flag obeyed at the step boundary. In a multi-process run the main process
+tells it, and every process stops at the boundary it chose (ranks.py).
 
 How a step's time is split (TrainingStep.times, seconds):
 - total: on_step_begin to on_step_end, one optimizer step;
@@ -42,7 +43,9 @@ class RunSuperseded(RuntimeError):
 @dataclass
 class Lease:
     """This worker's claim on a run: every write goes through `beat`, which
-    only touches the run while this worker still owns it."""
+    only touches the run while this worker still owns it. In a multi-process
+    run the worker holds the claim and its main training process writes
+    through it (supervisor.py)."""
 
     run_id: int
     token: str

@@ -13,12 +13,13 @@ p + P, ...; TRL gathers the rewards with accelerate's `gather` and takes
 back rows process_index * len(prompts) onwards). So the main process gathers
 every slice in rank order, renders, scores and stores the whole batch at its
 global positions (a group may span two processes), and every process returns
-its own slice of the totals. The others never render or write. A completion
-with no total (any weighted signal missing: its render unavailable, a judge
-that did not answer it; training.rubrics.rubric_total) returns None: TRL
-turns None into NaN, leaves it out of its group's mean and std and gives it
-advantage 0. Nothing here turns None into 0, or into a total of the signals
-that did answer. Each step counts its rollouts with no total (no_total).
+its own slice of the totals. The others never render or write.
+
+A completion with no total (any weighted signal missing: its render
+unavailable, a judge that did not answer it; training.rubrics.rubric_total)
+returns None: TRL turns None into NaN, leaves it out of its group's mean and
+std and gives it advantage 0. Nothing here turns None into 0, or into a total
+of the signals that did answer. Each step counts its rollouts with no total (no_total).
 """
 from __future__ import annotations
 
