@@ -117,22 +117,27 @@ class TestCancel:
                  and not training_processes(worker), timeout=120, worker=worker)
 
 
-    def test_processes_stopped_mid_step_leave_a_run_that_resumes_with_each_step_once(
+    def test_a_hung_step_is_stopped_and_the_run_resumes_with_each_step_once(
             self, transactional_db, tmp_path, settings, test_policy):  # noqa: F811
-        """The worker's own stop: it waits conf.stale_s() after a cancel request
-        for the step boundary (1 s here, shorter than a step), then stops every
-        process. The run keeps its last checkpoint, and a resume continues
-        from it on two processes again."""
+        """The worker's own stop: a cancel asked while both processes hang (held
+        by SIGSTOP: a step that never ends) waits conf.stale_s() (1 s here) for
+        the step boundary, then the worker stops every process it started. The
+        run ends cancelled with its last checkpoint, and a resume continues from
+        it on two processes again."""
         proc, generator = train_worker_start(tmp_path, settings, PAINTRL_RUN_STALE_S="1")
         try:
             run = services.run_launch(run=make_run(test_policy, max_steps=4, save_steps=1,
                                                    **TWO))
             wait_for(lambda: fresh(run).checkpoint_step >= 1, timeout=900, worker=proc)
             started = training_processes(proc)
+            for process in ranks_of(started):
+                process.suspend()
             services.run_cancel(run=run)
             wait_for(lambda: fresh(run).is_finished, timeout=300, worker=proc)
             cancelled = fresh(run)
             assert cancelled.status == Status.CANCELLED, cancelled.error
+            log = (run_dir(run.pk) / LOG_NAME).read_text()
+            assert "stopped by the worker: cancelled, and no step boundary reached" in log
             checkpoint = run_dir(run.pk) / f"checkpoint-{cancelled.checkpoint_step}"
             assert (checkpoint / "trainer_state.json").is_file()
             wait_for(lambda: not any(running(process) for process in started)
@@ -149,6 +154,26 @@ class TestCancel:
         assert sorted(Rollout.objects.filter(run=run).values_list("step", "group", "index")) \
             == [(step, group, index) for step in range(1, 5) for group in (0, 1)
                 for index in (0, 1)]
+
+
+class TestWorkerKilled:
+    def test_the_processes_stop_themselves_when_their_worker_dies(
+            self, transactional_db, tmp_path, settings, test_policy):  # noqa: F811
+        """SIGKILL to the worker alone, as a lost machine's would: the
+        processes it started, in sessions of their own, see it gone and stop
+        (rank_main), so nothing beats for the run, which stalls and may be resumed."""
+        proc, generator = train_worker_start(tmp_path, settings)
+        try:
+            run = services.run_launch(run=make_run(test_policy, max_steps=40, **TWO))
+            wait_for(lambda: len(steps_of(run)) >= 1, timeout=900, worker=proc)
+            started = training_processes(proc)
+            assert len(ranks_of(started)) == 2
+            proc.kill()
+            proc.wait()
+            wait_for(lambda: not any(running(process) for process in started), timeout=120)
+        finally:
+            worker_stop(generator)
+        assert fresh(run).status == Status.RUNNING  # stalled: resumable once stale
 
 
 class TestCrash:
