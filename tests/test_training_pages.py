@@ -535,6 +535,18 @@ class TestRunAdminActions:
         self.act(staff, "clone_selected", run)
         assert TrainingRun.objects.filter(parent=run).count() == 2
 
+    def test_clone_with_another_rubric_changes_the_rubric_alone(self, staff):
+        run = run_create(status="done", seed=7, learning_rate=3e-5)
+        v1 = Rubric.objects.get(name="v1")
+        change = staff.get(reverse("admin:training_trainingrun_change", args=[run.pk]))
+        assert f'<option value="{v1.pk}">{v1}</option>' in change.content.decode()
+        staff.post(reverse("admin:training_trainingrun_clone", args=[run.pk]), {"rubric": v1.pk})
+        clone = TrainingRun.objects.get(parent=run)
+        assert clone.rubric == v1 and clone.name == f"hibiscus run (with rubric {v1})"
+        same = ("seed", "learning_rate", "prompt_set_id", "snapshot_id", "judge_id",
+                "scorer_id", "num_generations", "prompts_per_step", "max_steps")
+        assert [getattr(clone, f) for f in same] == [getattr(run, f) for f in same]
+
     def test_cancel_asks_a_running_run_to_stop(self, staff):
         run = run_create(status="running")
         response = self.act(staff, "cancel_selected", run)
