@@ -30,7 +30,6 @@ is flushed at the end, so a running demo's workers never see them.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import statistics
 import sys
@@ -128,20 +127,6 @@ def run_create(args: argparse.Namespace):
         device="cpu")
 
 
-def trend(values: list[float]) -> dict:
-    """First-third and last-third means, and the OLS slope per step with its t statistic."""
-    n = len(values)
-    third = max(1, n // 3)
-    xs = list(range(n))
-    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(values)
-    sxx = sum((x - mean_x) ** 2 for x in xs)
-    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, values, strict=True)) / sxx
-    residuals = [y - (mean_y + slope * (x - mean_x)) for x, y in zip(xs, values, strict=True)]
-    se = math.sqrt(sum(r * r for r in residuals) / (n - 2) / sxx) if n > 2 else math.nan
-    return {"first": statistics.fmean(values[:third]), "last": statistics.fmean(values[-third:]),
-            "slope": slope, "t": slope / se if se and se > 0 else math.nan, "third": third}
-
-
 def report(run) -> None:
     from training.models import TrainingStep
 
@@ -164,7 +149,9 @@ def report(run) -> None:
     if len(rewards) < 3:
         print("too few steps with a reward to say anything")
         return
-    result = trend(rewards)
+    from training.diagnostics import reward_trend
+
+    result = reward_trend(rewards)
     flat = [s.zero_spread_groups for s in steps if s.zero_spread_groups is not None]
     clean = sum(1 for f in flat if f == 0)
     totals = [s.times.get("total") for s in steps if s.times.get("total")]
@@ -173,7 +160,8 @@ def report(run) -> None:
     print(f"\nreward over {len(rewards)} steps: first third (steps 1-{result['third']}) mean "
           f"{result['first']:.3f}, last third mean {result['last']:.3f} "
           f"({result['last'] - result['first']:+.3f})")
-    print(f"least-squares slope {result['slope']:+.4f} per step, t = {result['t']:.2f} "
+    t = "undefined" if result["t"] is None else f"{result['t']:.2f}"
+    print(f"least-squares slope {result['slope']:+.4f} per step, t = {t} "
           f"(n = {len(rewards)})")
     print(f"steps with no zero-spread group: {clean} of {len(flat)}")
     gate = [s.gate_pass for s in steps if s.gate_pass is not None]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import random
 from datetime import timedelta
+from html import unescape
 
+import numpy as np
 import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
@@ -447,6 +449,73 @@ class TestRunAdmin:
         assert f"{last:.3f}" in text and "2/4" in text
 
 
+def rewards_store(run: TrainingRun, rewards: list[float], tokens: float = 100) -> None:
+    TrainingStep.objects.bulk_create(
+        TrainingStep(run=run, step=i, reward_mean=reward, gate_pass=0.25,
+                     completion_tokens={"mean": tokens, "min": 1, "max": 200})
+        for i, reward in enumerate(rewards, start=1))
+
+
+@pytest.mark.django_db
+class TestCompare:
+    COMPARE = reverse("training:runs_compare")
+
+    def test_the_runs_list_ticks_runs_to_compare(self, staff, trained):
+        html = staff.get(RUNS).content.decode()
+        assert f'action="{self.COMPARE}"' in html
+        assert f'name="run" value="{trained.pk}"' in html
+
+    def test_two_runs_on_one_chart_with_what_differs_and_how_each_moved(self, staff):
+        rising = run_create(status="done", name="rising", learning_rate=3e-4)
+        flat = run_create(status="done", name="flat", learning_rate=1e-4)
+        rewards_store(rising, [0.1, 0.3, 0.2, 0.4, 0.3, 0.5])
+        rewards_store(flat, [0.3, 0.3, 0.3], tokens=180)
+        response = staff.get(self.COMPARE, {"run": [rising.pk, flat.pk]})
+        html = response.content.decode()
+        assert response.status_code == 200
+        # One line a run on each chart, labelled with the run and its last value.
+        assert html.count(f"rising (#{rising.pk}) 0.5") == 1
+        assert html.count(f"flat (#{flat.pk}) 0.3") == 1
+        assert f"flat (#{flat.pk}) 180" in html  # the completion-length chart
+        # What differs is a column; what is shared is said once.
+        assert "<th>Learning rate</th>" in html
+        assert "<td>0.0003</td>" in html and "<td>0.0001</td>" in html
+        assert "The same in every run: rubric v2" in html
+        # First third 0.2, last third 0.4; slope as numpy's least squares gives it.
+        slope = float(np.polyfit(range(6), [0.1, 0.3, 0.2, 0.4, 0.3, 0.5], 1)[0])
+        assert "0.200 → 0.400</td>" in html
+        assert f"<td>{slope:.4f} (" in html
+        assert "0.300 → 0.300</td>" in html and "<td>0.0000 (–)</td>" in html  # no spread, no t
+
+    def test_a_run_with_too_few_steps_says_so(self, staff):
+        runs = [run_create(status="done", name=name) for name in ("a", "b")]
+        rewards_store(runs[0], [0.1, 0.2])
+        html = staff.get(self.COMPARE, {"run": [r.pk for r in runs]}).content.decode()
+        assert html.count("fewer than 3 steps with a reward") == 2
+
+    @pytest.mark.parametrize("ids, expected", [
+        (["1"], "choose at least two runs to compare"),
+        (["1", "x"], "'x' is not a run id"),
+        (["999998", "999999"], "no run 999998, 999999"),
+        ([str(i) for i in range(1, 10)], "compare at most 7 runs at once")])
+    def test_a_choice_that_cannot_be_compared_goes_back_to_the_list_saying_why(
+            self, staff, ids, expected):
+        response = staff.get(self.COMPARE, {"run": ids}, follow=True)
+        assert response.redirect_chain[-1][0] == RUNS
+        assert expected in unescape(response.content.decode())
+
+    def test_the_admin_action_opens_the_comparison(self, staff):
+        runs = [run_create(status="done", name=name) for name in ("a", "b")]
+        response = staff.post(reverse("admin:training_trainingrun_changelist"),
+                              {"action": "compare_selected",
+                               "_selected_action": [r.pk for r in runs]})
+        assert response["Location"] == f"{self.COMPARE}?run={runs[0].pk}&run={runs[1].pk}"
+
+    def test_curators_are_refused(self, client):
+        client.force_login(curator_create("cora"))
+        assert client.get(self.COMPARE, {"run": [1, 2]}).status_code == 403
+
+
 @pytest.mark.django_db
 class TestRunAdminActions:
     """The actions and buttons call training.runs.services (the engine's contract)."""
@@ -465,6 +534,18 @@ class TestRunAdminActions:
                                                args=[clone.pk])
         self.act(staff, "clone_selected", run)
         assert TrainingRun.objects.filter(parent=run).count() == 2
+
+    def test_clone_with_another_rubric_changes_the_rubric_alone(self, staff):
+        run = run_create(status="done", seed=7, learning_rate=3e-5)
+        v1 = Rubric.objects.get(name="v1")
+        change = staff.get(reverse("admin:training_trainingrun_change", args=[run.pk]))
+        assert f'<option value="{v1.pk}">{v1}</option>' in change.content.decode()
+        staff.post(reverse("admin:training_trainingrun_clone", args=[run.pk]), {"rubric": v1.pk})
+        clone = TrainingRun.objects.get(parent=run)
+        assert clone.rubric == v1 and clone.name == f"hibiscus run (with rubric {v1})"
+        same = ("seed", "learning_rate", "prompt_set_id", "snapshot_id", "judge_id",
+                "scorer_id", "num_generations", "prompts_per_step", "max_steps")
+        assert [getattr(clone, f) for f in same] == [getattr(run, f) for f in same]
 
     def test_cancel_asks_a_running_run_to_stop(self, staff):
         run = run_create(status="running")

@@ -92,6 +92,17 @@ def steps_of(run: TrainingRun) -> list[int]:
     return list(TrainingStep.objects.filter(run=run).values_list("step", flat=True))
 
 
+def tracked_rewards(run: TrainingRun) -> list[float]:
+    """The mean rewards TRL reported to TensorBoard (report_to), by step."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    [events] = {path.parent for path in run_dir(run.pk).rglob("events.out.tfevents.*")}
+    accumulator = EventAccumulator(str(events))
+    accumulator.Reload()
+    return [event.value for event in sorted(accumulator.Scalars("train/reward"),
+                                            key=lambda e: e.step)]
+
+
 def train_worker_start(tmp_path, settings, **env):
     """A train worker as tests/train_worker.py starts one, with WORKER_ENV
     (and `env`); returns the process and the generator that stops it."""
@@ -116,7 +127,8 @@ class TestOnTheTrainWorker:
         # No reward model: the preference score is dropped, openly, at launch.
         run = services.run_launch(run=make_run(policy_dir, max_steps=2,
                                                signals=[*RUBRIC, PREFERENCE],
-                                               drop_unanswerable=True))
+                                               drop_unanswerable=True,
+                                               report_to="tensorboard"))
         [dropped] = run.dropped_signals
         assert (dropped["name"], dropped["weight"]) == ("preference", 0.3)
         assert "no active reward model: train one" in dropped["reason"]
@@ -158,6 +170,8 @@ class TestOnTheTrainWorker:
             assert abs(sum(r.advantage for r in of_step)) < 1e-6
         notices = " ".join(run.progress["notices"])
         assert "no active reward model" in notices
+        # The user's tracker saw the rewards the run page shows.
+        assert tracked_rewards(run) == pytest.approx([s.reward_mean for s in steps])
 
         # A redelivered message for the finished run: claimed by no one, nothing changes.
         from training.tasks import run_task

@@ -4,6 +4,7 @@ status, the model names in the admin, and the site's favicon."""
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -89,6 +90,17 @@ class TestRunPage:
         run.save()
         html = staff.get(reverse("training:run", args=[run.pk])).content.decode()
         assert words in html and "every 1 steps" not in html
+
+    def test_the_scale_settings_are_said_only_when_set(self, staff, run):
+        html = staff.get(reverse("training:run", args=[run.pk])).content.decode()
+        assert "process" not in html.split("Settings</dt>")[1].split("</dd>")[0]
+        run.processes, run.use_vllm, run.vllm_mode = 2, True, "server"
+        run.chat_template_kwargs, run.renders = {"enable_thinking": False}, "fleet"
+        run.save()
+        html = unescape(staff.get(reverse("training:run", args=[run.pk])).content.decode())
+        assert ("; 2 processes; vLLM server at 127.0.0.1:8000; chat template "
+                '{"enable_thinking": false}; renders by the render workers (the render queue)'
+                in html)
 
     @pytest.mark.parametrize(("generations", "words"), [
         (1, "1 generation ×"), (2, "2 generations ×")])

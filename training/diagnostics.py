@@ -321,3 +321,21 @@ def _nan(value) -> float:
 
 def _array(values) -> np.ndarray:
     return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
+
+
+def reward_trend(values: Sequence[float]) -> dict | None:
+    """How a per-step curve moved, as peers report it: first-third and
+    last-third means, and the least-squares slope per step with its t
+    statistic (None when undefined). None for fewer than 3 values."""
+    n = len(values)
+    if n < 3:
+        return None
+    third = max(1, n // 3)
+    xs = np.arange(n, dtype=float)
+    ys = np.asarray(values, dtype=float)
+    sxx = float(((xs - xs.mean()) ** 2).sum())
+    slope = float(((xs - xs.mean()) * (ys - ys.mean())).sum() / sxx)
+    residuals = ys - (ys.mean() + slope * (xs - xs.mean()))
+    se = math.sqrt(float((residuals ** 2).sum()) / (n - 2) / sxx)
+    return {"first": float(ys[:third].mean()), "last": float(ys[-third:].mean()),
+            "slope": slope, "t": slope / se if se > 0 else None, "third": third, "n": n}

@@ -11,7 +11,7 @@ from django.urls import path
 
 from jobs.services import CancelOutcome
 
-from ..models import TrainingRun
+from ..models import Rubric, TrainingRun
 from ..runs import services
 from ..runs.services import RunError, run_actions, run_stalled
 
@@ -19,7 +19,8 @@ RUN_CHANGE = "training.change_trainingrun"
 RUN_VERBS = ("launch", "cancel", "resume", "clone")
 
 
-def run_act(verb: str, *, run: TrainingRun, user) -> tuple[str, TrainingRun]:
+def run_act(verb: str, *, run: TrainingRun, user, rubric: Rubric | None = None
+            ) -> tuple[str, TrainingRun]:
     """Call the run service behind an action or button: (what to tell the user, the run
     to show next). A refusal raises training.runs.services.RunError (a cancel of a run
     that is not live too, so every verb a run does not allow reads as an error)."""
@@ -35,7 +36,7 @@ def run_act(verb: str, *, run: TrainingRun, user) -> tuple[str, TrainingRun]:
         run = services.run_resume(run=run)
         return f"{run}: resuming from checkpoint step {run.checkpoint_step}.", run
     if verb == "clone":
-        clone = services.run_clone(run=run, user=user)
+        clone = services.run_clone(run=run, user=user, rubric=rubric)
         return f"{run}: cloned as {clone}, a draft (change its settings, then launch).", clone
     raise ValueError(f"unknown run action {verb!r}")
 
@@ -69,9 +70,10 @@ class RunVerbsMixin:
         for run in queryset:
             self._act(request, verb, run)
 
-    def _act(self, request, verb: str, run: TrainingRun) -> TrainingRun | None:
+    def _act(self, request, verb: str, run: TrainingRun,
+             rubric: Rubric | None = None) -> TrainingRun | None:
         try:
-            text, shown = run_act(verb, run=run, user=request.user)
+            text, shown = run_act(verb, run=run, user=request.user, rubric=rubric)
         except RunError as error:
             self.message_user(request, f"{run}: {error}", messages.ERROR)
             return None
@@ -96,7 +98,10 @@ class RunVerbsMixin:
             run = get_object_or_404(TrainingRun, pk=pk)
             if request.method != "POST":
                 return redirect("admin:training_trainingrun_change", pk)
-            shown = self._act(request, verb, run)
+            # "Clone with another rubric" names it; every other verb ignores it.
+            rubric = get_object_or_404(Rubric, pk=request.POST["rubric"]) \
+                if verb == "clone" and request.POST.get("rubric") else None
+            shown = self._act(request, verb, run, rubric)
             if shown is not None and verb in ("launch", "resume"):
                 return redirect("training:run", shown.pk)  # to watch it
             return redirect("admin:training_trainingrun_change", (shown or run).pk)
@@ -114,4 +119,6 @@ class RunVerbsMixin:
             return {}
         offered = run_actions(run)
         return {**{f"can_{verb}": verb in offered for verb in RUN_VERBS},
-                "stalled": run_stalled(run)}
+                "stalled": run_stalled(run),
+                "other_rubrics": Rubric.objects.exclude(pk=run.rubric_id).order_by(
+                    "name", "-version")}

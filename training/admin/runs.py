@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from django.contrib import admin
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -36,6 +37,12 @@ class TrainingRunAdmin(RunVerbsMixin, admin.ModelAdmin):
     list_select_related = ("rubric", "created_by")
     search_fields = ("name",)
     change_form_template = "admin/training/trainingrun/change_form.html"
+    actions = [*RunVerbsMixin.actions, "compare_selected"]
+
+    @admin.action(description="Compare the selected runs (curves on one chart)")
+    def compare_selected(self, request, queryset):
+        ids = "&".join(f"run={pk}" for pk in queryset.order_by("pk").values_list("pk", flat=True))
+        return redirect(f"{reverse('training:runs_compare')}?{ids}")
     readonly_fields = RUN_STATE
 
     def get_queryset(self, request):

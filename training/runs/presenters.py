@@ -5,6 +5,8 @@ of one step, best and worst of each group), and the built-in policy's state.
 The reads are in selectors.py, the curves in training/charts.py."""
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.template.defaultfilters import pluralize
 
@@ -98,7 +100,33 @@ def run_settings_summary(run: TrainingRun) -> str:
             f"{run.temperature:g}; rewards scaled {run.get_scale_rewards_display()}; "
             f"beta {run.beta:g}; {lora}; seed {run.seed}; device {run.device}; "
             + ("a checkpoint every step" if run.save_steps == 1
-               else f"a checkpoint every {run.save_steps} steps"))
+               else f"a checkpoint every {run.save_steps} steps")
+            + "".join(f"; {part}" for part in _scale_summary(run)))
+
+
+def _scale_summary(run: TrainingRun) -> list[str]:
+    """The scale settings that differ from one process on the train worker."""
+    parts = []
+    if run.processes > 1 or run.accelerate_config:
+        parts.append(f"{run.processes} process{pluralize(run.processes, 'es')}"
+                     + (f" ({run.accelerate_config})" if run.accelerate_config else ""))
+    if run.use_vllm:
+        parts.append(f"vLLM {run.vllm_mode}" + (
+            f" at {run.vllm_server_host}:{run.vllm_server_port}" if run.vllm_mode == "server"
+            else f", {run.vllm_gpu_memory_utilization:.0%} of each GPU"))
+    if run.gradient_accumulation_steps > 1:
+        parts.append(f"{run.gradient_accumulation_steps} micro-batches a step")
+    if run.gradient_checkpointing:
+        parts.append("gradient checkpointing")
+    if run.bf16 != TrainingRun.Bf16.AUTO:
+        parts.append(run.get_bf16_display())
+    if run.chat_template_kwargs:
+        parts.append(f"chat template {json.dumps(run.chat_template_kwargs)}")
+    if run.renders != TrainingRun.Renders.PROCESS:
+        parts.append(f"renders {run.get_renders_display()}")
+    if run.report_to != TrainingRun.ReportTo.NONE:
+        parts.append(f"reports to {run.get_report_to_display()}")
+    return parts
 
 
 # --- the run page's body ---------------------------------------------------------------------

@@ -32,7 +32,7 @@ from django.utils import timezone
 from jobs.models import LIVE
 from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live, job_stop
 
-from ..models import TrainingRun
+from ..models import Rubric, TrainingRun
 from ..policy import policy_parameters, policy_path
 from ..policy.build import policy_exists
 from ..policy.build_status import BUILDING, build_status
@@ -253,11 +253,17 @@ def run_resume(*, run: TrainingRun) -> TrainingRun:
     return run
 
 
-def run_clone(*, run: TrainingRun, user=None) -> TrainingRun:
-    """A draft with the same choices and settings, to edit and launch."""
+def run_clone(*, run: TrainingRun, user=None, rubric: Rubric | None = None) -> TrainingRun:
+    """A draft with the same choices and settings, to edit and launch; with
+    `rubric`, the same run but for its rubric: the same prompts in the same
+    order, render seeds, snapshot and judges (the seed decides the order and
+    the seeds), so the two runs differ by the rubric alone."""
     fields = {name: getattr(run, name) for name in (*GRPO_FIELDS, *CHOICE_FIELDS)}
-    return TrainingRun.objects.create(name=f"{run.name} (clone)"[:120], parent=run,
-                                      created_by=user, **fields)
+    name = f"{run.name} (clone)"
+    if rubric is not None and rubric != run.rubric:
+        fields["rubric"] = rubric
+        name = f"{run.name} (with rubric {rubric})"
+    return TrainingRun.objects.create(name=name[:120], parent=run, created_by=user, **fields)
 
 
 def run_stalled(run: TrainingRun) -> bool:

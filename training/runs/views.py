@@ -1,4 +1,4 @@
-"""The training-run pages (staff only): the recent runs, and one run's page
+"""The training-run pages (staff only): the recent runs, runs compared, and one run's page
 (progress, curves, diagnostics, rollouts per step), which polls itself while
 the run is live. Cancel and resume from the page need the permission to
 change runs, as in the admin; the page offers them where
@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from sketches.access import staff_required
 
 from ..models import TrainingRun
-from . import presenters, selectors
+from . import compare, presenters, selectors
 from .services import RunError, run_actions, run_cancel, run_resume, run_stalled
 
 CHANGE_PERMISSION = "training.change_trainingrun"
@@ -43,6 +43,17 @@ def run_detail(request, pk: int):
                    settings_summary=presenters.run_settings_summary(run),
                    system_prompt_text=selectors.run_system_prompt_text(run))
     return render(request, "training/run.html", context)
+
+
+@require_GET
+@staff_required(reason="Only staff can see training runs.")
+def runs_compare(request):
+    try:
+        runs = compare.runs_chosen(request.GET.getlist("run"))
+    except compare.CompareError as error:
+        messages.error(request, f"{error}: tick them in the list, then press Compare.")
+        return redirect("training:runs")
+    return render(request, "training/compare.html", compare.runs_compare(runs))
 
 
 @require_POST
