@@ -4,7 +4,8 @@ config.GRPOConfig) and the reward function.
 
 One optimizer step is one generation batch: prompts_per_step groups of
 num_generations rollouts, generated once and trained on once
-(steps_per_generation=1, num_iterations=1, no gradient accumulation).
+(num_iterations=1), split across the processes and, with gradient
+accumulation, into micro-batches (steps_per_generation = accumulation).
 Everything comes from launched_config, never from the run's live fields, so
 editing a run after launch cannot change what a resume trains.
 
@@ -136,6 +137,9 @@ def grpo_args(grpo: GRPOConfig, *, output_dir: Path, device: str) -> TRLGRPOConf
         # gradient_checkpointing, renamed in transformers 5
         activation_checkpointing=grpo.gradient_checkpointing,
         use_cpu=cpu,
+        # Every parameter gets a gradient each step: DDP's default search for
+        # unused ones costs a pass over the graph and a warning every step.
+        ddp_find_unused_parameters=False,
         bf16=bf16_on(grpo.bf16, device),
         fp16=False,
     )
