@@ -144,7 +144,7 @@ def histogram_svg(edges: Sequence[float], counts: Sequence[int], *, x_label: str
             parts.append(_text(x + bin_w / 2, base - h - 4, str(count), anchor="middle",
                                size=10))
     parts.append(_line(left, base, left + bin_w * len(counts), base, MUTED))
-    for i in _spread_indices(len(edges), 6):
+    for i in spread_indices(len(edges), 6):
         x = left + i * bin_w
         parts.append(_line(x, base, x, base + 4, MUTED))
         parts.append(_text(x, base + 16, _tick(edges[i]), anchor="middle", size=10))
@@ -385,7 +385,7 @@ def _unit(value: float, ticks: list[float]) -> float:
     return (value - ticks[0]) / (ticks[-1] - ticks[0])
 
 
-def _spread_indices(size: int, count: int) -> list[int]:
+def spread_indices(size: int, count: int) -> list[int]:
     """About `count` indices spread evenly over range(size), both ends included."""
     if size <= count:
         return list(range(size))

@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import Max
 
 from jobs.models import Job, job_statuses
-from pool.models import PoolSnapshot
+from pool.models import PoolSnapshot, RewardModel
 from sketches.models import Render, Sketch
 
 from .judges.registry import DEFAULT_BACKEND, backend_choices
@@ -281,6 +281,17 @@ class TrainingRun(Job):
                   "local reward model: adherence, or anything without an active model) is "
                   "refused at launch. Dropped signals are shown on the run page with their "
                   "weight; the others' shares grow.")
+    # Evaluation: a fixed probe scored by an independent yardstick (runs/probe)
+    probe_every = models.PositiveIntegerField(
+        default=0,
+        help_text="Sample the policy on fixed prompts at fixed seeds at step 0 and every N "
+                  "steps, scored by the yardstick against fixed pool references; 0: no probe. "
+                  "A probe costs about one default step's generation and renders: every 5 "
+                  "steps adds at most a fifth (proposed when a yardstick exists).")
+    yardstick = models.ForeignKey(
+        RewardModel, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="Scores the probe: a reward model trained disjoint from the judge's (Reward "
+                  "models: the action \"Train a yardstick disjoint from the selected model\").")
     # GRPO settings
     num_generations = models.PositiveSmallIntegerField(
         default=8, help_text="Rollouts per prompt (a group).")
@@ -423,3 +434,41 @@ class Rollout(models.Model):
         ordering = ["run", "step", "group", "index"]
         constraints = [models.UniqueConstraint(fields=["run", "step", "group", "index"],
                                                name="rollout_unique")]
+
+
+class Probe(models.Model):
+    """The policy sampled at one step on the run's fixed probe prompts and
+    seeds (launched_config["probe"]), each sample rendered and scored by the
+    run's yardstick: the "is it learning" curve that does not hang on the
+    prompts a step drew, nor on the judge the policy optimises."""
+
+    run = models.ForeignKey(TrainingRun, on_delete=models.CASCADE, related_name="probes")
+    step = models.PositiveIntegerField(help_text="Optimizer steps taken before it (0: none).")
+    times = models.JSONField(default=dict,
+                             help_text="Seconds: generate, render, score, store, total.")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "step"]
+        constraints = [models.UniqueConstraint(fields=["run", "step"], name="probe_unique")]
+
+
+class ProbeSample(models.Model):
+    """One sample of one probe prompt: its sketch and render (stored as a
+    rollout's are) and the yardstick's score."""
+
+    probe = models.ForeignKey(Probe, on_delete=models.CASCADE, related_name="samples")
+    prompt_index = models.PositiveSmallIntegerField(help_text="Which of the probe's prompts.")
+    index = models.PositiveSmallIntegerField(help_text="Which sample of the prompt.")
+    prompt = models.TextField()
+    sketch = models.ForeignKey(Sketch, null=True, on_delete=models.SET_NULL, related_name="+")
+    render = models.ForeignKey(Render, null=True, on_delete=models.SET_NULL, related_name="+")
+    score = models.FloatField(
+        null=True, help_text="Mean win probability against the probe's references; 0 for a "
+                             "sketch the gate rejected; null where the render was unavailable.")
+    tokens = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["probe", "prompt_index", "index"]
+        constraints = [models.UniqueConstraint(fields=["probe", "prompt_index", "index"],
+                                               name="probe_sample_unique")]

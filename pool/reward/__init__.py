@@ -7,10 +7,11 @@
     metrics.py    pairwise accuracy, per-grade score distributions, calibration
     scoring.py    batched scoring of renders into Render.taste_score
     simulated.py  the simulated curator (a fixed rule over painter metadata)
+    disjoint.py   a yardstick's data: the grades another model never trained on
     job.py        one training job's steps: read grades, decode, fit, measure
-    services.py   RewardModel jobs: create, train, activate, cancel
-    selectors.py  the active model, and the queue's "most informative first" order
+    services.py   RewardModel jobs: create (a yardstick too), train, activate, cancel
+    selectors.py  the active model, yardsticks, and the queue's "most informative first" order
 
 Nothing here imports the pool's membership code, and only data.py, scoring.py,
-simulated.py, job.py, services.py and selectors.py touch the database: the rest
+simulated.py, disjoint.py, job.py, services.py and selectors.py touch the database: the rest
 runs in benchmarks without one."""

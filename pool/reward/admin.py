@@ -1,8 +1,9 @@
 """The reward models in the admin: launch training ("Train a new reward
-model"), follow its progress (the pages refresh themselves while a job runs),
-cancel it, activate a finished one; the change page shows its metrics and
-the data it learnt from. Registered from PoolConfig.ready(): pool/admin.py
-belongs to the pool's membership pages."""
+model", or a yardstick disjoint from a chosen model), follow its progress
+(the pages refresh themselves while a job runs), cancel it, activate a
+finished one; the change page shows its metrics and the data it learnt from.
+Registered from PoolConfig.ready(): pool/admin.py belongs to the pool's
+membership pages."""
 from __future__ import annotations
 
 from django import forms
@@ -70,7 +71,7 @@ class RewardModelAdmin(admin.ModelAdmin):
     list_select_related = ("created_by",)
     list_display_links = ("version",)
     list_filter = ("status", "active")
-    actions = ["cancel_selected", "activate_selected"]
+    actions = ["cancel_selected", "activate_selected", "train_yardstick_selected"]
     change_list_template = "admin/pool/rewardmodel/change_list.html"
     change_form_template = "admin/pool/rewardmodel/change_form.html"
     fields = ("status", "active", "progress_bar", "cancel_requested", "error", "metrics_summary",
@@ -165,10 +166,14 @@ class RewardModelAdmin(admin.ModelAdmin):
         counts = format_html_join(", ", "{}: {}", (
             (split, " / ".join(f"{g} {n}" for g, n in sorted(c.items())))
             for split, c in data["grade_counts"].items()))
+        disjoint = data.get("disjoint_from")
         return format_html(
-            "{}{} grades of {} renders from sources {}; split by sketch ({}). "
+            "{}{}{} grades of {} renders from sources {}; split by sketch ({}). "
             "<br>sha256 {}",
             format_html("<b>Simulated curator's grades, not people's.</b> ") if simulated else "",
+            format_html("<b>A yardstick:</b> none of v{}'s train split (nor a sketch sharing "
+                        "its code): {} of the {} graded renders left out. ", disjoint["version"],
+                        disjoint["left_out"], disjoint["graded"]) if disjoint else "",
             data["grades"], data["renders"], ", ".join(data["sources"]), counts, data["sha256"])
 
     # --- actions --------------------------------------------------------
@@ -186,6 +191,28 @@ class RewardModelAdmin(admin.ModelAdmin):
                               messages.ERROR)
             return
         self._activate(request, queryset.get())
+
+    @admin.action(description="Train a yardstick disjoint from the selected model",
+                  permissions=["train"])
+    def train_yardstick_selected(self, request, queryset):
+        if queryset.count() != 1:
+            self.message_user(request, "Select exactly one reward model to train a yardstick "
+                                       "disjoint from.", messages.ERROR)
+            return
+        other = queryset.get()
+        try:
+            yardstick = services.reward_model_yardstick_create(reward_model=other,
+                                                               created_by=request.user)
+        except ValueError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            return
+        self.message_user(request, f"Training yardstick v{yardstick.version} on the short "
+                                   f"worker, on the grades v{other.version} never trained on.")
+
+    def has_train_permission(self, request) -> bool:
+        # The train view's permission: adding through the admin's form is off (a
+        # model is the record of a job), so the action cannot ask for "add".
+        return request.user.has_perm("pool.add_rewardmodel")
 
     def _activate(self, request, reward_model: RewardModel) -> None:
         try:

@@ -32,6 +32,10 @@ class TrainConfig:
     test_fraction: float = 0.2
     validation_fraction: float = 0.15
     split_seed: int = 0
+    # A yardstick: the version of another reward model whose `train` split (and
+    # every render sharing a sketch code with it) this one must never learn
+    # from (disjoint.py). None: an ordinary model, trained on every grade.
+    disjoint_from: int | None = None
     # --- optimisation ------------------------------------------------------
     seed: int = 0
     max_epochs: int = 40
@@ -54,6 +58,11 @@ class TrainConfig:
         if self.max_epochs < 1 or self.batch_size < 2:
             raise ValueError(f"max_epochs ({self.max_epochs}) must be at least 1 and "
                              f"batch_size ({self.batch_size}) at least 2")
+        if self.disjoint_from is not None and (
+                isinstance(self.disjoint_from, bool) or not isinstance(self.disjoint_from, int)
+                or self.disjoint_from < 1):
+            raise ValueError("disjoint_from must be a reward model version (1 or more) or "
+                             f"None, got {self.disjoint_from!r}")
         if self.patience < 0:
             raise ValueError(f"patience must be 0 (off) or more, got {self.patience}")
         self.split_config()  # checks the fractions

@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -87,6 +87,12 @@ class GradedSet:
     def grades(self, indices: Sequence[int] | None = None) -> np.ndarray:
         chosen = self.items if indices is None else [self.items[i] for i in indices]
         return np.array([item.grade for item in chosen], dtype=np.float32)
+
+    def without(self, *, keys: Collection[str], groups: Collection[str]) -> GradedSet:
+        """This set less every item whose key is in `keys` or whose group is in
+        `groups` (a yardstick's data: reward.disjoint)."""
+        return replace(self, items=tuple(item for item in self.items
+                                         if item.key not in keys and item.group not in groups))
 
     def check_trainable(self) -> dict[str, list[int]]:
         """The split, after making sure each part can rank something: a part

@@ -20,7 +20,8 @@ from rating.sources import SIMULATED_SOURCE
 
 from .conf import backbone_path, feature_cache_dir, torch_threads
 from .config import BACKBONE, TrainConfig
-from .data import TEST, TRAIN, VALIDATION, graded_set_from_db
+from .data import TEST, TRAIN, VALIDATION
+from .disjoint import graded_set_for
 from .metrics import evaluate, grade_boundaries, pairwise_accuracy
 
 # Keys of RewardModel.config about the job rather than the training.
@@ -64,7 +65,7 @@ class TrainingJob:
             raise TrainingCancelled(0)
         options = {k: v for k, v in self.reward_model.config.items() if k not in JOB_OPTIONS}
         config = TrainConfig.from_dict(options)
-        graded = graded_set_from_db(sources=config.sources, split_config=config.split_config())
+        graded, disjoint = graded_set_for(config)
         parts = graded.check_trainable()
         scorer = new_scorer(config, backbone_path() if config.model == BACKBONE else None)
         images = self._decode(graded, scorer.image_size)
@@ -82,8 +83,11 @@ class TrainingJob:
                    "stopped_by": result.stopped_by, "train_seconds": round(result.seconds, 1),
                    "simulated_grades": SIMULATED_SOURCE in graded.sources,
                    "history": result.history}
+        training_data = graded.summary()
+        if disjoint is not None:  # a yardstick: what it was kept from
+            training_data["disjoint_from"] = disjoint
         return Trained(weights=scorer.to_bytes(), metrics=_json_safe(metrics),
-                       training_data=graded.summary())
+                       training_data=training_data)
 
     def _decode(self, graded, image_size: int):
         from .features import load_images

@@ -1,5 +1,5 @@
-"""Reads about reward models: the active one, and the grading queue's "most
-informative first" order, which reads its scores."""
+"""Reads about reward models: the active one, yardsticks (disjoint.py), and
+the grading queue's "most informative first" order, which reads its scores."""
 from __future__ import annotations
 
 from django.db.models import Case, F, FloatField, QuerySet, Value, When
@@ -13,6 +13,18 @@ from .scoring import model_label
 
 def reward_model_active() -> RewardModel | None:
     return RewardModel.objects.filter(active=True).first()
+
+
+def disjoint_from(reward_model: RewardModel) -> int | None:
+    """The version whose training split a yardstick was kept from (None: not a yardstick)."""
+    return (reward_model.config or {}).get("disjoint_from")
+
+
+def yardstick_newest(reward_model: RewardModel) -> RewardModel | None:
+    """The newest finished yardstick trained disjoint from `reward_model`."""
+    return (RewardModel.objects.filter(status=RewardModel.Status.DONE,
+                                       config__disjoint_from=reward_model.version)
+            .exclude(weights="").order_by("-version").first())
 
 
 def informative_order(renders: QuerySet[Render]) -> QuerySet[Render] | None:

@@ -22,6 +22,7 @@ from pool.models import RewardModel
 from sketches.models import Render
 
 from .config import TrainConfig
+from .disjoint import graded_set_for, yardstick_config
 from .job import Trained, TrainingJob
 from .scoring import renders_score
 from .selectors import reward_model_active
@@ -36,8 +37,11 @@ def reward_model_create(*, created_by=None, config: dict | None = None, activate
     """A new version, queued for training (on commit) unless `queue` is False
     (the management command then trains it in its own process). `config`
     holds TrainConfig fields; it is checked here, so a bad value fails now,
-    not on a worker. `activate`: make it the active model once trained."""
+    not on a worker (a yardstick's data too: disjoint.DisjointError, the job
+    checks again). `activate`: make it the active model once trained."""
     train_config = TrainConfig.from_dict(dict(config or {}))
+    if train_config.disjoint_from is not None:
+        graded_set_for(train_config)
     stored = {**train_config.to_dict(), "activate": bool(activate)}
     for _ in range(5):
         try:
@@ -55,6 +59,15 @@ def reward_model_create(*, created_by=None, config: dict | None = None, activate
 
         transaction.on_commit(lambda: train_reward_model_task.delay(reward_model.pk))
     return reward_model
+
+
+def reward_model_yardstick_create(*, reward_model: RewardModel, created_by=None,
+                                  queue: bool = True) -> RewardModel:
+    """A yardstick of `reward_model`, queued like any version: trained as it
+    was, on the grades it never learnt from (disjoint.py), never activated.
+    DisjointError (a ValueError) says why it cannot be."""
+    return reward_model_create(created_by=created_by, config=yardstick_config(reward_model),
+                               queue=queue)
 
 
 def reward_model_cancel(*, reward_model: RewardModel) -> Cancel:

@@ -15,12 +15,14 @@ from ..models import TrainingRun
 from ..runs import presenters as run_presenters
 from ..runs import selectors as run_selectors
 from ..runs.config import SECTIONS
+from ..runs.probe.plan import probe_initial
 from .run_verbs import RunVerbsMixin
 
 Status = TrainingRun.Status
 RUN_SETTINGS = (
     ("What", {"fields": ("name", "base_model", "prompt_set", "system_prompt")}),
-    ("Reward", {"fields": ("rubric", "snapshot", "judge", "scorer", "drop_unanswerable")}),
+    ("Reward", {"fields": ("rubric", "snapshot", "judge", "scorer", "drop_unanswerable",
+                           "yardstick", "probe_every")}),
     # GRPOConfig's fields, in its order, a fieldset a section.
     *((title, {"fields": names}) for title, names in SECTIONS),
 )
@@ -54,7 +56,9 @@ class TrainingRunAdmin(RunVerbsMixin, admin.ModelAdmin):
         return (*RUN_SETTINGS, ("State", {"fields": RUN_STATE}))
 
     def get_changeform_initial_data(self, request):
-        return {**run_selectors.run_defaults(), **super().get_changeform_initial_data(request)}
+        defaults = run_selectors.run_defaults()
+        return {**defaults, **probe_initial(defaults),
+                **super().get_changeform_initial_data(request)}
 
     def has_change_permission(self, request, obj=None) -> bool:
         # A launched run is the record of what ran: its page is read-only (clone to change).

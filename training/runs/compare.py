@@ -1,5 +1,5 @@
 """Runs side by side (/training/runs/compare/?run=1&run=2...): their reward,
-gate pass and completion-length curves on one chart each, a run a line, and
+gate pass, completion-length and probe curves on one chart each, a run a line, and
 a table of what differs between them and how each reward moved (first third,
 last third, slope and its t), the first thing a user of TensorBoard or W&B
 does with two runs."""
@@ -9,6 +9,7 @@ from ..charts import PALETTE, lines_svg
 from ..diagnostics import reward_trend
 from ..models import TrainingRun, TrainingStep
 from . import presenters
+from .probe.presenters import probe_compare_chart
 
 # One colour a run: more lines than the palette has colours would repeat one.
 MOST_RUNS = len(PALETTE)
@@ -21,7 +22,9 @@ COMPARED = (("rubric", "rubric"), ("policy", None), ("prompt set", "prompt_set")
             ("steps", "max_steps"), ("max tokens", "max_completion_length"),
             ("temperature", "temperature"), ("scale rewards", "scale_rewards"),
             ("beta", "beta"), ("LoRA", "lora"), ("processes", "processes"),
-            ("renders", "renders"))
+            ("renders", "renders"), ("probe every", "probe_every"),
+            # Probe scores from different yardsticks are on different scales.
+            ("yardstick", "yardstick"))
 
 
 class CompareError(ValueError):
@@ -44,7 +47,8 @@ def runs_chosen(ids: list[str]) -> list[TrainingRun]:
         raise CompareError(f"compare at most {MOST_RUNS} runs at once (one colour each); "
                            f"{len(wanted)} were chosen")
     found = TrainingRun.objects.select_related(
-        "rubric", "prompt_set", "system_prompt", "snapshot", "judge", "scorer").in_bulk(wanted)
+        "rubric", "prompt_set", "system_prompt", "snapshot", "judge", "scorer", "yardstick"
+    ).in_bulk(wanted)
     missing = [pk for pk in wanted if pk not in found]
     if missing:
         raise CompareError(f"no run {', '.join(map(str, missing))}")
@@ -67,6 +71,7 @@ def runs_compare(runs: list[TrainingRun]) -> dict:
         chart(lambda row: row.gate_pass, y_label="share", title="Gate pass"),
         chart(lambda row: (row.completion_tokens or {}).get("mean"), y_label="tokens",
               title="Completion length (mean tokens)"),
+        probe_compare_chart({label[run.pk]: run for run in runs}),
     ]
     differing, shared = settings_table(runs)
     rows = []

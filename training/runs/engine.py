@@ -32,6 +32,7 @@ from . import conf, ranks
 from .callbacks import Lease, RunCallback, StepBook
 from .checkpoints import FINAL
 from .config import GRPOConfig
+from .probe.callback import probe_callback
 from .rewards import RubricReward
 
 # TrainingRun.lr_schedule -> transformers' scheduler names (constant gets a warmup
@@ -212,6 +213,9 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
         processing_class=tokenizer, callbacks=[callback],
         peft_config=lora_config(grpo.lora_rank) if grpo.lora else None)
     trainer.step_book = book
+    if (probe := probe_callback(run=run, trainer=trainer, lease=lease, pool=pool,
+                                book=book)) is not None:
+        trainer.add_callback(probe)
     # The step rows are the record; the console printer would repeat every log
     # dict into the worker's output.
     trainer.remove_callback(PrinterCallback)

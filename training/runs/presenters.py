@@ -1,7 +1,8 @@
 """What the run pages and the admin show, shaped for the templates: a run's
 progress in words, its settings in one line, its page (state, curves, the
-replay lab's diagnostics on its own rollouts, the hacking watch, the rollouts
-of one step, best and worst of each group), and the built-in policy's state.
+replay lab's diagnostics on its own rollouts, the hacking watch, the probe,
+the rollouts of one step, best and worst of each group), and the built-in
+policy's state.
 The reads are in selectors.py, the curves in training/charts.py."""
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from ..policy.build import policy_exists, policy_record
 from ..policy.build_status import build_status
 from ..rubrics import RubricError, SignalSpec
 from . import selectors
+from .probe.presenters import run_probe
 from .watch import TABLE_STEPS, run_watch
 
 # --- progress --------------------------------------------------------------------------------
@@ -153,6 +155,7 @@ def run_page(run: TrainingRun, *, step: str | None = None) -> dict:
         "gallery_step": chosen,
         "step_asked": step if chosen is not None and step else "",
         "gallery": run_gallery(run, chosen, specs) if chosen is not None else [],
+        "probe": run_probe(run),
     }
 
 

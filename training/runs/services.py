@@ -40,6 +40,7 @@ from ..reward_signals import signal_context_for, signals_unanswerable, unanswera
 from ..rubrics import RubricError, signal_specs, specs_kept
 from . import conf
 from .config import GRPOConfig, GRPOConfigError
+from .probe.plan import probe_launched, probe_problems
 
 logger = logging.getLogger(__name__)
 Status = TrainingRun.Status
@@ -48,7 +49,7 @@ Status = TrainingRun.Status
 GRPO_FIELDS = GRPOConfig.names()
 # What a clone copies besides the GRPO settings.
 CHOICE_FIELDS = ("base_model", "prompt_set", "system_prompt", "rubric", "snapshot", "judge",
-                 "scorer", "drop_unanswerable")
+                 "scorer", "drop_unanswerable", "yardstick", "probe_every")
 RESUMABLE = (Status.FAILED, Status.CANCELLED)
 PACKAGES = ("trl", "transformers", "torch", "peft")
 # Where the admin offers the choice to drop signals (in a refusal's way out).
@@ -104,6 +105,7 @@ def run_problems(run: TrainingRun) -> list[str]:
         problems.append(f"prompt set {run.prompt_set.name!r} needs a non-empty list of "
                         "non-empty prompts")
     problems.extend(_grpo_problems(run))
+    problems.extend(probe_problems(run))
     return problems
 
 
@@ -174,7 +176,8 @@ def _grpo_problems(run: TrainingRun) -> list[str]:
 
 def launched_config(run: TrainingRun, user=None) -> dict:
     """What the run trains with, copied now: editing the rubric, prompts or
-    system prompt later changes nothing about this run or its resumes."""
+    system prompt later changes nothing about this run or its resumes. The
+    probe's prompts, seeds and references too (probe.plan), None without one."""
     def judge(row) -> dict:
         return {"id": row.pk, "name": row.name, "backend": row.backend}
 
@@ -190,6 +193,7 @@ def launched_config(run: TrainingRun, user=None) -> dict:
         "scorer": judge(run.scorer),
         "snapshot_id": run.snapshot_id,
         "grpo": GRPOConfig.from_run(run).to_dict(),
+        "probe": probe_launched(run),
         "versions": _versions(),
         "launched": timezone.now().isoformat(),
         "launched_by": getattr(user, "username", None),

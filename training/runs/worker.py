@@ -8,8 +8,8 @@ for a run that is finished, or running with a fresh heartbeat, does nothing.
 Every later write checks the claim (callbacks.Lease): a worker that lost its
 run stops without writing.
 
-Resuming continues from the last checkpoint and first deletes every step
-and rollout after it: those rollouts came from weights the checkpoint never
+Resuming continues from the last checkpoint and first deletes every step,
+rollout and probe after it: those rollouts came from weights the checkpoint never
 saw and are generated again, so no step is stored twice. Their sketches and
 renders are deleted too: no policy state that survives made them, and left
 in the grading queue they would ask curators to grade pictures of a step
@@ -37,7 +37,7 @@ from django.utils import timezone
 from jobs.services import job_claim, job_finish
 from sketches.models import Render, Sketch
 
-from ..models import Rollout, TrainingRun, TrainingStep
+from ..models import Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
 from ..reward_signals import signals_unanswerable, unanswerable_text
 from ..rubrics import rubric_specs
 from . import conf
@@ -156,10 +156,13 @@ def _resume_point(run: TrainingRun, lease) -> Path | None:
 
 
 def rows_discard(run: TrainingRun, *, after_step: int) -> dict[str, int]:
-    """Delete the run's steps and rollouts after `after_step`, with their
-    sketches and renders unless a curator graded or pinned one."""
+    """Delete the run's steps, rollouts and probes after `after_step`, with
+    their sketches and renders unless a curator graded or pinned one."""
     rollouts = Rollout.objects.filter(run=run, step__gt=after_step)
-    sketch_ids = set(rollouts.exclude(sketch=None).values_list("sketch_id", flat=True))
+    probes = Probe.objects.filter(run=run, step__gt=after_step)
+    sketch_ids = set(rollouts.exclude(sketch=None).values_list("sketch_id", flat=True)) | set(
+        ProbeSample.objects.filter(probe__in=probes).exclude(sketch=None)
+        .values_list("sketch_id", flat=True))
     kept = set(Render.objects.filter(sketch_id__in=sketch_ids)
                .filter(Q(grades__isnull=False) | Q(pool_pin__isnull=False))
                .values_list("sketch_id", flat=True))
@@ -169,11 +172,13 @@ def rows_discard(run: TrainingRun, *, after_step: int) -> dict[str, int]:
             render.png.delete(save=False)
         Sketch.objects.filter(pk__in=doomed).delete()
         removed = rollouts.delete()[0]
+        probed = probes.delete()[1].get(Probe._meta.label, 0)
         steps = TrainingStep.objects.filter(run=run, step__gt=after_step).delete()[0]
-    if removed or steps:
-        logger.info("run %s: discarded %s steps and %s rollouts after step %s (%s sketches "
-                    "kept for their grades)", run.pk, steps, removed, after_step, len(kept))
-    return {"steps": steps, "rollouts": removed, "sketches_kept": len(kept)}
+    if removed or steps or probed:
+        logger.info("run %s: discarded %s steps, %s rollouts and %s probes after step %s (%s "
+                    "sketches kept for their grades)", run.pk, steps, removed, probed,
+                    after_step, len(kept))
+    return {"steps": steps, "rollouts": removed, "probes": probed, "sketches_kept": len(kept)}
 
 
 def _finish(run_id: int, token: str, status: str, *, error: str = "",

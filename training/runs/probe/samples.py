@@ -1,0 +1,195 @@
+"""One probe on the train worker: sample the policy on the probe's prompts at
+its seeds, render each sample at its prompt's seed, score it with the
+yardstick against the fixed references, and store it (a Sketch and Render as
+a rollout's are, a ProbeSample with its score). callback.py says when.
+
+The probe must leave training as it found it: sampling runs inside
+torch.random.fork_rng (so the step after a probe draws the same random
+numbers as without one, and a resume trains the same), in eval mode (then
+back), without gradients; the yardstick's scoring gets back the thread
+count it changes (pool.reward.conf.torch_threads).
+
+Scores follow the reward rules: a sketch the gate rejected is no painting
+and scores 0; an unavailable render has no score (None), never 0."""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from pool.models import PoolMember, RewardModel
+from sketches.code_text import extract_code
+from sketches.models import Render, Sketch
+from sketches.rendering import OK, REJECTED, RenderOutcome
+from sketches.services import render_store, sketch_create
+
+from ...judges import Picture
+from ...judges.local import LocalRewardModelJudge
+from ...models import Probe, ProbeSample
+from ..config import GRPOConfig
+from ..rewards import renders_run
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One completion of a probe prompt."""
+
+    text: str
+    tokens: int  # as TRL counts a completion: up to and including EOS
+
+
+@dataclass(frozen=True)
+class ProbePlan:
+    """launched_config["probe"] (plan.probe_launched) with the sampling settings it runs with."""
+
+    every: int
+    yardstick_id: int
+    prompts: list[str]
+    samples: int
+    seeds: list[int]
+    member_ids: list[int]
+    system: str
+    temperature: float
+    max_tokens: int
+    chat_template_kwargs: dict
+
+    @classmethod
+    def from_launched(cls, config: dict) -> ProbePlan | None:
+        probe = config.get("probe")
+        if not probe:
+            return None
+        grpo = GRPOConfig.from_launched(config)
+        return cls(every=probe["every"], yardstick_id=probe["yardstick"]["id"],
+                   prompts=probe["prompts"], samples=probe["samples"], seeds=probe["seeds"],
+                   member_ids=[ref["member"] for ref in probe["references"]],
+                   system=config["system_prompt"]["text"], temperature=grpo.temperature,
+                   max_tokens=grpo.max_completion_length,
+                   chat_template_kwargs=dict(grpo.chat_template_kwargs or {}))
+
+
+class Prober:
+    """Takes a run's probes: the yardstick and the reference pictures are
+    loaded once, for every probe of the run."""
+
+    def __init__(self, *, run_id: int, plan: ProbePlan, pool):
+        self.run_id, self.plan, self.pool = run_id, plan, pool
+        self.judge = LocalRewardModelJudge(
+            reward_model=RewardModel.objects.get(pk=plan.yardstick_id))
+        members = PoolMember.objects.in_bulk(plan.member_ids)
+        self.references = [Picture.stored(members[pk].png) for pk in plan.member_ids]
+
+    def probe(self, *, model, tokenizer, step: int, beat) -> Probe:
+        """Sample, render, score and store the probe at `step`; `beat()` between phases
+        keeps the run's heartbeat fresh."""
+        plan, times = self.plan, {}
+        started = clock = time.perf_counter()
+        samples = samples_generate(model, tokenizer, plan)
+        times["generate"], clock = time.perf_counter() - clock, time.perf_counter()
+        beat()
+        seeds = [seed for seed in plan.seeds for _ in range(plan.samples)]
+        outcomes = renders_run(self.pool, [s.text for s in samples], seeds)
+        times["render"], clock = time.perf_counter() - clock, time.perf_counter()
+        beat()
+        scores = self.scores(outcomes)
+        times["score"], clock = time.perf_counter() - clock, time.perf_counter()
+        probe = probe_store(run_id=self.run_id, step=step, plan=plan, samples=samples,
+                            outcomes=outcomes, scores=scores)
+        times["store"] = time.perf_counter() - clock
+        times["total"] = time.perf_counter() - started
+        Probe.objects.filter(pk=probe.pk).update(
+            times={key: round(value, 3) for key, value in times.items()})
+        beat()
+        return probe
+
+    def scores(self, outcomes: list[RenderOutcome]) -> list[float | None]:
+        """Each sample's mean win probability against the references (module docstring)."""
+        import torch
+
+        values: list[float | None] = [0.0 if o.status == REJECTED else None for o in outcomes]
+        chosen = [i for i, o in enumerate(outcomes) if o.status == OK and o.png]
+        if not chosen or not self.references:
+            return values
+        pairs = [(Picture(data=outcomes[i].png), reference)
+                 for i in chosen for reference in self.references]
+        threads = torch.get_num_threads()
+        try:
+            answers = self.judge.compare(pairs, [""] * len(pairs))
+        finally:
+            torch.set_num_threads(threads)
+        per = len(self.references)
+        for n, i in enumerate(chosen):
+            answered = [a for a in answers[n * per:(n + 1) * per] if a is not None]
+            values[i] = statistics.fmean(answered) if answered else None
+        return values
+
+
+def samples_generate(model, tokenizer, plan: ProbePlan) -> list[Sample]:
+    """plan.samples completions of each prompt, in order, the prompt's seed set
+    before its batch (module docstring: the RNG, the mode and gradients are
+    given back as they were)."""
+    import torch
+
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else \
+        tokenizer.eos_token_id
+    out: list[Sample] = []
+    try:
+        with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []), \
+                torch.no_grad():
+            for prompt, seed in zip(plan.prompts, plan.seeds, strict=True):
+                torch.manual_seed(seed)
+                encoded = tokenizer.apply_chat_template(
+                    [{"role": "system", "content": plan.system},
+                     {"role": "user", "content": prompt}],
+                    add_generation_prompt=True, tokenize=True, return_dict=True,
+                    return_tensors="pt", **plan.chat_template_kwargs).to(device)
+                width = encoded["input_ids"].shape[1]
+                generated = model.generate(
+                    input_ids=encoded["input_ids"], attention_mask=encoded["attention_mask"],
+                    do_sample=True, temperature=plan.temperature, top_k=0, top_p=1.0,
+                    max_new_tokens=plan.max_tokens, num_return_sequences=plan.samples,
+                    eos_token_id=tokenizer.eos_token_id, pad_token_id=pad)
+                out.extend(_completion(tokenizer, row) for row in generated[:, width:].tolist())
+    finally:
+        model.train(was_training)
+    return out
+
+
+def _completion(tokenizer, row: list[int]) -> Sample:
+    """A generated row cut at its first EOS (the padding after it dropped)."""
+    if tokenizer.eos_token_id in row:
+        row = row[:row.index(tokenizer.eos_token_id) + 1]
+    return Sample(text=tokenizer.decode(row, skip_special_tokens=True), tokens=len(row))
+
+
+def probe_store(*, run_id: int, step: int, plan: ProbePlan, samples: list[Sample],
+                outcomes: list[RenderOutcome], scores: list[float | None]) -> Probe:
+    """The Probe and, per sample, a Sketch (origin rollout, meta saying probe),
+    its Render (sketches.services.render_store, like every render) and a
+    ProbeSample, in one transaction. A probe stored already (reached again by
+    a redelivered run) is kept as it was."""
+    with transaction.atomic():
+        probe, created = Probe.objects.get_or_create(run_id=run_id, step=step)
+        if not created:
+            return probe
+        rows = []
+        for i, sample in enumerate(samples):
+            prompt_index, index = divmod(i, plan.samples)
+            prompt = plan.prompts[prompt_index]
+            sketch = sketch_create(
+                code=extract_code(sample.text) or sample.text, prompt=prompt,
+                origin=Sketch.Origin.ROLLOUT,
+                meta={"run": run_id, "step": step, "probe": True, "prompt": prompt_index,
+                      "index": index})
+            render = render_store(
+                render=Render.objects.create(sketch=sketch, seed=plan.seeds[prompt_index]),
+                outcome=outcomes[i])
+            rows.append(ProbeSample(probe=probe, prompt_index=prompt_index, index=index,
+                                    prompt=prompt, sketch=sketch, render=render,
+                                    score=scores[i], tokens=sample.tokens))
+        ProbeSample.objects.bulk_create(rows)
+    return probe
