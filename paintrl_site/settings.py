@@ -285,6 +285,8 @@ PAINTRL_RUN_KEEP_CHECKPOINTS = env_int("PAINTRL_RUN_KEEP_CHECKPOINTS", 2)
 # Torch threads on the train worker (0: torch's default). On the busy 2-core
 # machine, sampling with 2 threads took 9.5 s against 0.14 s with 1.
 PAINTRL_RUN_THREADS = env_int("PAINTRL_RUN_THREADS", 1)
+# Where a new run's rollouts render: "process" or "fleet" (training/runs/conf.py).
+PAINTRL_RUN_RENDERS = os.environ.get("PAINTRL_RUN_RENDERS", "process")
 
 # --- Judges (training/judges/ reads these) ------------------------------
 # Judge and scorer backends: a Judge row's `backend` is a key here, and the

@@ -56,7 +56,70 @@ class TestChecks:
             config.max_steps = 1
 
 
+class TestScaleSettings:
+    def test_the_batch_must_split_into_processes_and_micro_batches(self):
+        GRPOConfig(**settings_of(num_generations=4, prompts_per_step=2, processes=2,
+                                 gradient_accumulation_steps=2))
+        with pytest.raises(GRPOConfigError, match=r"the batch \(1 prompts x 6 generations = "
+                                                  r"6\) must split evenly into processes \(2\) "
+                                                  r"x gradient_accumulation_steps \(2\) = 4"):
+            GRPOConfig(**settings_of(num_generations=6, prompts_per_step=1, processes=2,
+                                     gradient_accumulation_steps=2))
+
+    def test_vllm_settings_are_checked(self):
+        with pytest.raises(GRPOConfigError) as error:
+            GRPOConfig(**settings_of(use_vllm=True, device="cpu", vllm_mode="server",
+                                     vllm_server_host=" ", vllm_server_port=0,
+                                     vllm_gpu_memory_utilization=1.5))
+        for expected in ("use_vllm needs a CUDA GPU, and device is cpu",
+                         "vLLM server mode needs vllm_server_host",
+                         "vllm_server_port must be a TCP port, got 0",
+                         "more than 0 and at most 1, got 1.5"):
+            assert expected in str(error.value)
+        with pytest.raises(GRPOConfigError, match="vllm_mode must be one of colocate, server"):
+            GRPOConfig(**settings_of(vllm_mode="remote"))
+
+    def test_chat_template_arguments_must_be_an_object(self):
+        GRPOConfig(**settings_of(chat_template_kwargs={"enable_thinking": False}))
+        with pytest.raises(GRPOConfigError, match="chat_template_kwargs must be a JSON object"):
+            GRPOConfig(**settings_of(chat_template_kwargs=["enable_thinking"]))
+
+    def test_a_tracker_that_is_not_installed_is_named_with_its_install(self):
+        from importlib.util import find_spec
+
+        if find_spec("wandb") is not None:
+            pytest.skip("wandb is installed here")
+        config = GRPOConfig(**settings_of(report_to="wandb"))
+        assert config.packages_missing() == [
+            "report_to wandb needs the wandb package (pip install wandb)"]
+        assert GRPOConfig(**settings_of()).packages_missing() == []
+
+    def test_the_defaults_train_in_one_process_rendering_in_it(self):
+        config = GRPOConfig.from_run(TrainingRun())
+        assert not config.distributed and config.renders == "process"
+        assert config.micro_batch_size == config.batch_size
+        assert GRPOConfig(**settings_of(accelerate_config="/etc/fsdp.yaml")).distributed
+
+    def test_the_render_default_comes_from_the_setting(self, settings):
+        settings.PAINTRL_RUN_RENDERS = "fleet"
+        assert TrainingRun().renders == "fleet"
+        settings.PAINTRL_RUN_RENDERS = "cloud"
+        with pytest.raises(ImproperlyConfigured, match="PAINTRL_RUN_RENDERS must be one of "
+                                                       "process, fleet, got 'cloud'"):
+            conf.renders_default()
+
+
 class TestStoredConfig:
+    def test_a_config_launched_before_the_scale_settings_reads_as_it_trained(self):
+        from training.runs.config import LAUNCHED_BEFORE
+
+        old = {k: v for k, v in settings_of(processes=4, renders="fleet").items()
+               if k not in LAUNCHED_BEFORE}
+        config = GRPOConfig.from_dict(old)
+        assert config.processes == 1 and config.renders == "process" and not config.use_vllm
+        assert config.gradient_accumulation_steps == 1 and config.chat_template_kwargs == {}
+
+
     def test_unknown_and_missing_settings_are_refused_not_filled_in(self):
         values = settings_of(vibes=1)
         del values["learning_rate"]
@@ -70,12 +133,14 @@ class TestStoredConfig:
 
 
 class TestGrouping:
-    def test_the_admins_grpo_fieldset_is_the_configs_fields_each_a_run_field(self):
+    def test_the_admins_run_fieldsets_are_the_configs_fields_each_a_run_field(self):
         from training.admin.runs import RUN_SETTINGS
         from training.models import TrainingRun
+        from training.runs.config import SECTIONS
 
-        grpo = dict(RUN_SETTINGS)["GRPO"]["fields"]
-        assert tuple(grpo) == GRPOConfig.names()
+        fieldsets = dict(RUN_SETTINGS)
+        grpo = tuple(name for title, _ in SECTIONS for name in fieldsets[title]["fields"])
+        assert grpo == GRPOConfig.names()
         # Each is a field of the run the config is built from (from_run reads them).
         assert set(grpo) <= {field.name for field in TrainingRun._meta.get_fields()}
 
@@ -99,6 +164,37 @@ class TestTrainerArguments:
         assert args.lr_scheduler_type == "constant_with_warmup"
         assert args.warmup_steps == 2 and args.save_steps == 5
         assert args.save_total_limit == conf.keep_checkpoints()
+        # One process, no accumulation: the step's batch is generated and trained at once.
+        assert args.gradient_accumulation_steps == 1 and args.steps_per_generation == 1
+        assert not args.use_vllm and args.report_to == [] and not args.bf16
+
+    def test_the_scale_settings_reach_trl(self, tmp_path):
+        from training.runs.engine import grpo_args
+
+        config = GRPOConfig(**settings_of(
+            num_generations=4, prompts_per_step=4, processes=2, gradient_accumulation_steps=2,
+            use_vllm=True, vllm_mode="server", vllm_server_host="10.0.0.7",
+            vllm_server_port=8011, gradient_checkpointing=True, bf16="off",
+            chat_template_kwargs={"enable_thinking": False}, report_to="tensorboard"))
+        args = grpo_args(config, output_dir=tmp_path, device="cuda")
+        # 16 rollouts = 2 processes x 2 micro-batches of 4, generated once a step.
+        assert args.per_device_train_batch_size == 4 and args.gradient_accumulation_steps == 2
+        assert args.steps_per_generation == 2
+        assert args.use_vllm and args.vllm_mode == "server"
+        assert (args.vllm_server_host, args.vllm_server_port) == ("10.0.0.7", 8011)
+        assert args.chat_template_kwargs == {"enable_thinking": False}
+        assert args.activation_checkpointing and not args.bf16
+        assert args.report_to == ["tensorboard"]
+
+    def test_bf16_auto_is_on_only_where_the_gpu_has_it(self):
+        import torch
+
+        from training.runs.engine import bf16_on
+
+        assert bf16_on("on", "cpu") and not bf16_on("off", "cuda")
+        assert not bf16_on("auto", "cpu")
+        assert bf16_on("auto", "cuda") == (torch.cuda.is_available()
+                                           and torch.cuda.is_bf16_supported())
 
 
 class TestRunSettings:

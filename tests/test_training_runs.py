@@ -92,6 +92,17 @@ def steps_of(run: TrainingRun) -> list[int]:
     return list(TrainingStep.objects.filter(run=run).values_list("step", flat=True))
 
 
+def tracked_rewards(run: TrainingRun) -> list[float]:
+    """The mean rewards TRL reported to TensorBoard (report_to), by step."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    [events] = {path.parent for path in run_dir(run.pk).rglob("events.out.tfevents.*")}
+    accumulator = EventAccumulator(str(events))
+    accumulator.Reload()
+    return [event.value for event in sorted(accumulator.Scalars("train/reward"),
+                                            key=lambda e: e.step)]
+
+
 def train_worker_start(tmp_path, settings, **env):
     """A train worker as tests/train_worker.py starts one, with WORKER_ENV
     (and `env`); returns the process and the generator that stops it."""
@@ -116,7 +127,8 @@ class TestOnTheTrainWorker:
         # No reward model: the preference score is dropped, openly, at launch.
         run = services.run_launch(run=make_run(policy_dir, max_steps=2,
                                                signals=[*RUBRIC, PREFERENCE],
-                                               drop_unanswerable=True))
+                                               drop_unanswerable=True,
+                                               report_to="tensorboard"))
         [dropped] = run.dropped_signals
         assert (dropped["name"], dropped["weight"]) == ("preference", 0.3)
         assert "no active reward model: train one" in dropped["reason"]
@@ -158,6 +170,8 @@ class TestOnTheTrainWorker:
             assert abs(sum(r.advantage for r in of_step)) < 1e-6
         notices = " ".join(run.progress["notices"])
         assert "no active reward model" in notices
+        # The user's tracker saw the rewards the run page shows.
+        assert tracked_rewards(run) == pytest.approx([s.reward_mean for s in steps])
 
         # A redelivered message for the finished run: claimed by no one, nothing changes.
         from training.tasks import run_task
@@ -358,6 +372,30 @@ class TestLaunch:
         run.lora_rank = 4
         run.save(update_fields=["lora_rank"])
         assert services.run_launch(run=run).launched_config["grpo"]["lora"] is True
+
+    def test_a_tiny_policys_learning_rate_with_lora_on_a_real_checkpoint_is_refused(
+            self, policy_dir, tmp_path):
+        """The refusal reads the checkpoint's size from its safetensors header:
+        here a folder whose header says 0.6 B parameters (no weights behind
+        it: the launch check never loads them)."""
+        import json
+        import struct
+
+        real = tmp_path / "qwen3-0.6b"
+        real.mkdir()
+        shutil.copy(policy_dir / "config.json", real / "config.json")
+        header = json.dumps({"embed.weight": {"dtype": "BF16", "shape": [151_936, 4096],
+                                              "data_offsets": [0, 0]}}).encode()
+        (real / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header)
+        run = make_run(real, lora=True, learning_rate=3e-4)
+        assert any("learning_rate 0.0003 is meant for the built-in tiny policy: LoRA on a 0.6 "
+                   "B-parameter checkpoint wants about 1e-5" in problem
+                   for problem in services.run_problems(run))
+        run.learning_rate = 1e-5
+        assert not any("learning_rate" in problem for problem in services.run_problems(run))
+        # The built-in policy (5 M parameters here) keeps its own rate with LoRA.
+        tiny = make_run(policy_dir, lora=True, learning_rate=3e-4)
+        assert not any("learning_rate" in problem for problem in services.run_problems(tiny))
 
     def test_launch_freezes_the_config_and_queues_after_commit(
             self, policy_dir, django_capture_on_commit_callbacks):

@@ -14,6 +14,7 @@ from pool.models import PoolSnapshot
 from sketches.models import Render, Sketch
 
 from .judges.registry import DEFAULT_BACKEND, backend_choices
+from .runs.conf import renders_default
 
 
 class NextVersion:
@@ -240,6 +241,25 @@ class TrainingRun(Job):
         CPU = "cpu", "CPU"
         CUDA = "cuda", "CUDA GPU"
 
+    class VllmMode(models.TextChoices):
+        COLOCATE = "colocate", "colocate (vLLM shares the training GPUs)"
+        SERVER = "server", "server (`trl vllm-serve` on other GPUs)"
+
+    class Bf16(models.TextChoices):
+        AUTO = "auto", "auto (bf16 where the GPU supports it)"
+        ON = "on", "bf16"
+        OFF = "off", "float32"
+
+    class Renders(models.TextChoices):
+        PROCESS = "process", "in the train worker's own browsers"
+        FLEET = "fleet", "by the render workers (the render queue)"
+
+    class ReportTo(models.TextChoices):
+        NONE = "none", "none (the run page only)"
+        TENSORBOARD = "tensorboard", "TensorBoard"
+        TRACKIO = "trackio", "trackio"
+        WANDB = "wandb", "Weights & Biases"
+
     name = models.CharField(max_length=120)
     base_model = models.CharField(
         max_length=500, blank=True,
@@ -284,6 +304,46 @@ class TrainingRun(Job):
     seed = models.IntegerField(default=0)
     device = models.CharField(max_length=10, choices=Device.choices, default=Device.AUTO)
     save_steps = models.PositiveIntegerField(default=5, help_text="Checkpoint every N steps.")
+    # Scale: GPUs, processes, renders (config.GRPOConfig's "scale" section)
+    use_vllm = models.BooleanField(
+        default=False, verbose_name="use vLLM",
+        help_text="Generate with vLLM (a CUDA GPU and the vllm package on the train worker).")
+    vllm_mode = models.CharField(max_length=10, choices=VllmMode.choices,
+                                 default=VllmMode.COLOCATE, verbose_name="vLLM mode")
+    vllm_server_host = models.CharField(
+        max_length=200, default="127.0.0.1", verbose_name="vLLM server host",
+        help_text="Server mode: where `trl vllm-serve --model <the policy>` listens.")
+    vllm_server_port = models.PositiveIntegerField(default=8000, verbose_name="vLLM server port")
+    vllm_gpu_memory_utilization = models.FloatField(
+        default=0.3, verbose_name="vLLM GPU memory share",
+        help_text="Colocate mode: the share of each GPU vLLM takes (server mode: the server's "
+                  "own --gpu-memory-utilization).")
+    gradient_checkpointing = models.BooleanField(
+        default=False, help_text="Recompute activations in the backward pass: less GPU memory, "
+                                 "about a third more compute.")
+    gradient_accumulation_steps = models.PositiveSmallIntegerField(
+        default=1, help_text="Micro-batches per optimizer step: each process computes "
+                             "batch / (processes x this) rollouts at a time.")
+    bf16 = models.CharField(max_length=4, choices=Bf16.choices, default=Bf16.AUTO,
+                            verbose_name="bf16")
+    chat_template_kwargs = models.JSONField(
+        default=dict, blank=True,
+        help_text='Passed to the chat template, e.g. {"enable_thinking": false} for a Qwen3 '
+                  "checkpoint (its thinking would eat the completion budget).")
+    processes = models.PositiveSmallIntegerField(
+        default=1, help_text="Training processes (`accelerate launch`, one per GPU); 1 trains in "
+                             "the train worker's own process.")
+    accelerate_config = models.CharField(
+        max_length=500, blank=True,
+        help_text="An accelerate config file on the train worker (DeepSpeed, FSDP); blank: "
+                  "plain data parallel.")
+    renders = models.CharField(
+        max_length=10, choices=Renders.choices, default=renders_default,
+        help_text="Where the rollouts render. The default comes from PAINTRL_RUN_RENDERS.")
+    report_to = models.CharField(
+        max_length=12, choices=ReportTo.choices, default=ReportTo.NONE,
+        help_text="A tracker that also receives the run's metrics (its package installed on "
+                  "the train worker); the run page stays the record.")
     # State
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT,
                               db_index=True)
@@ -331,6 +391,9 @@ class TrainingStep(models.Model):
     metrics = models.JSONField(default=dict, help_text="The trainer's log: loss, kl, entropy...")
     times = models.JSONField(default=dict,
                              help_text="Seconds: generate, render, judge, update, total.")
+    render_workers = models.JSONField(
+        default=dict, blank=True,
+        help_text="Which render workers rendered this step's rollouts: {worker: rollouts}.")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

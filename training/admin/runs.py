@@ -13,15 +13,15 @@ from django.utils.html import format_html
 from ..models import TrainingRun
 from ..runs import presenters as run_presenters
 from ..runs import selectors as run_selectors
-from ..runs.config import GRPOConfig
+from ..runs.config import SECTIONS
 from .run_verbs import RunVerbsMixin
 
 Status = TrainingRun.Status
 RUN_SETTINGS = (
     ("What", {"fields": ("name", "base_model", "prompt_set", "system_prompt")}),
     ("Reward", {"fields": ("rubric", "snapshot", "judge", "scorer", "drop_unanswerable")}),
-    # GRPOConfig's fields, in its order: the config is grouped as this page is.
-    ("GRPO", {"fields": GRPOConfig.names()}),
+    # GRPOConfig's fields, in its order, a fieldset a section.
+    *((title, {"fields": names}) for title, names in SECTIONS),
 )
 RUN_STATE = ("run_page", "status", "progress_summary", "cancel_requested", "checkpoint_step",
              "heartbeat", "worker", "error", "dropped_text", "launched_config_text", "parent",

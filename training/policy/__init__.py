@@ -18,6 +18,23 @@ def policy_path(base_model: str) -> Path:
     return Path(base_model) if base_model else builtin_policy_dir()
 
 
+def policy_parameters(path: str | Path) -> int | None:
+    """The checkpoint's parameter count from its safetensors headers (read
+    without loading a weight), or None when it has no safetensors files."""
+    import json
+    import math
+    import struct
+
+    total, files = 0, sorted(Path(path).glob("*.safetensors"))
+    for file in files:
+        with open(file, "rb") as handle:
+            (size,) = struct.unpack("<Q", handle.read(8))
+            header = json.loads(handle.read(size))
+        total += sum(math.prod(entry["shape"]) for name, entry in header.items()
+                     if name != "__metadata__")
+    return total if files else None
+
+
 def policy_load(path: str | Path, *, device: str = "cpu"):
     """(model, tokenizer) from a local folder; never downloads."""
     import torch

@@ -48,3 +48,17 @@ def torch_threads() -> int | None:
 def run_dir(run_id: int) -> Path:
     """Where a run's checkpoints and final policy live: MEDIA_ROOT/runs/<id>/."""
     return Path(settings.MEDIA_ROOT) / "runs" / str(run_id)
+
+
+RENDERS = ("process", "fleet")  # TrainingRun.Renders' values
+
+
+def renders_default() -> str:
+    """PAINTRL_RUN_RENDERS: where a new run's rollouts render. "process" (the
+    train worker's own browsers) suits one machine; "fleet" sends them to the
+    render queue, for clusters with render workers on other hosts."""
+    value = settings.PAINTRL_RUN_RENDERS
+    if value not in RENDERS:
+        raise ImproperlyConfigured(f"PAINTRL_RUN_RENDERS must be one of {', '.join(RENDERS)}, "
+                                   f"got {value!r}")
+    return value

@@ -97,20 +97,18 @@ def prompt_rows(prompts: list[str], system: str, *, steps: int, per_step: int,
 
 def grpo_args(grpo: GRPOConfig, *, output_dir: Path, device: str) -> TRLGRPOConfig:
     """TRL's GRPOConfig from the run's frozen GRPO settings."""
-    import torch
-
     cpu = device == "cpu"
-    bf16 = not cpu and torch.cuda.is_bf16_supported()
     schedule = SCHEDULES[grpo.lr_schedule]
     if grpo.warmup_steps and schedule == "constant":
         schedule = "constant_with_warmup"
     return TRLGRPOConfig(
         output_dir=str(output_dir),
         max_steps=grpo.max_steps,
-        # One optimizer step = one generation batch of whole groups.
-        per_device_train_batch_size=grpo.batch_size,
-        gradient_accumulation_steps=1,
-        steps_per_generation=1,
+        # One optimizer step = one generation batch of whole groups, generated
+        # at once and split into processes x accumulation micro-batches.
+        per_device_train_batch_size=grpo.micro_batch_size,
+        gradient_accumulation_steps=grpo.gradient_accumulation_steps,
+        steps_per_generation=grpo.gradient_accumulation_steps,
         num_iterations=1,
         num_generations=grpo.num_generations,
         shuffle_dataset=False,  # prompt_rows already ordered them by the run's seed
@@ -119,6 +117,12 @@ def grpo_args(grpo: GRPOConfig, *, output_dir: Path, device: str) -> TRLGRPOConf
         warmup_steps=grpo.warmup_steps,
         max_completion_length=grpo.max_completion_length,
         temperature=grpo.temperature,
+        chat_template_kwargs=grpo.chat_template_kwargs or None,
+        use_vllm=grpo.use_vllm,
+        vllm_mode=grpo.vllm_mode,
+        vllm_server_host=grpo.vllm_server_host,
+        vllm_server_port=grpo.vllm_server_port,
+        vllm_gpu_memory_utilization=grpo.vllm_gpu_memory_utilization,
         scale_rewards=grpo.scale_rewards,
         beta=grpo.beta,
         seed=grpo.seed,
@@ -126,14 +130,24 @@ def grpo_args(grpo: GRPOConfig, *, output_dir: Path, device: str) -> TRLGRPOConf
         save_steps=grpo.save_steps,
         save_total_limit=conf.keep_checkpoints(),
         logging_steps=1,
-        report_to="none",
+        report_to=grpo.report_to,
         disable_tqdm=True,
         dataloader_num_workers=0,
-        activation_checkpointing=False,  # gradient_checkpointing, renamed in transformers 5
+        # gradient_checkpointing, renamed in transformers 5
+        activation_checkpointing=grpo.gradient_checkpointing,
         use_cpu=cpu,
-        bf16=bf16,
+        bf16=bf16_on(grpo.bf16, device),
         fp16=False,
     )
+
+
+def bf16_on(choice: str, device: str) -> bool:
+    """The run's bf16 choice on this worker: "auto" only where the GPU has bf16."""
+    if choice != "auto":
+        return choice == "on"
+    import torch
+
+    return device != "cpu" and torch.cuda.is_bf16_supported()
 
 
 def lora_config(rank: int):
@@ -163,6 +177,11 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
     config = run.launched_config
     grpo = GRPOConfig.from_launched(config)
     device = device_choose(grpo.device)
+    if grpo.use_vllm and device == "cpu":
+        raise EngineError("the run generates with vLLM, which needs a CUDA GPU, and this worker "
+                          "has none (clone the run without use_vllm, or run it on a GPU worker)")
+    if missing := grpo.packages_missing():
+        raise EngineError(f"on this worker, {'; '.join(missing)}")
     threads = conf.torch_threads()
     if threads and device == "cpu":
         torch.set_num_threads(threads)

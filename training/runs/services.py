@@ -33,7 +33,7 @@ from jobs.models import LIVE
 from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live, job_stop
 
 from ..models import TrainingRun
-from ..policy import policy_path
+from ..policy import policy_parameters, policy_path
 from ..policy.build import policy_exists
 from ..policy.build_status import BUILDING, build_status
 from ..reward_signals import signal_context_for, signals_unanswerable, unanswerable_text
@@ -138,14 +138,38 @@ def _policy_missing(path) -> str:
             "give a local Hugging Face checkpoint folder)")
 
 
+# The learning rate above which LoRA on a real checkpoint is refused. TRL's
+# docs train GRPO adapters at about 1e-5; the built-in tiny policy's 3e-4
+# (benchmarks/grpo_bench.py) is 30 times that, and a user who kept the
+# new-run default would wreck a real model's weights in a few steps. 1e-4
+# leaves room to tune upwards.
+LORA_LR_MAX = 1e-4
+# A real checkpoint: at least this many parameters (the smallest Qwen3 has
+# 0.6 B; the built-in policy 5.2 M), or a size its files do not tell.
+REAL_CHECKPOINT_PARAMETERS = 100_000_000
+
+
 def _grpo_problems(run: TrainingRun) -> list[str]:
-    """The GRPO settings' own checks (config.GRPOConfig). LoRA needs peft,
-    which requirements.txt pins with the rest of the trainer."""
+    """The GRPO settings' own checks (config.GRPOConfig), the packages they
+    need (LoRA's peft is pinned in requirements.txt; vLLM and the trackers
+    are the user's to install), and a learning rate meant for the built-in
+    policy on a real checkpoint with LoRA."""
     try:
-        GRPOConfig.from_run(run)
+        grpo = GRPOConfig.from_run(run)
     except GRPOConfigError as error:
         return list(error.problems)
-    return []
+    problems = grpo.packages_missing()
+    path = policy_path(run.base_model)
+    if grpo.lora and grpo.learning_rate > LORA_LR_MAX and policy_exists(path):
+        count = policy_parameters(path)
+        if count is None or count >= REAL_CHECKPOINT_PARAMETERS:
+            size = "a checkpoint of unknown size" if count is None else \
+                f"a {count / 1e9:.1f} B-parameter checkpoint"
+            problems.append(
+                f"learning_rate {grpo.learning_rate:g} is meant for the built-in tiny policy: "
+                f"LoRA on {size} wants about 1e-5 (TRL's advice; at most {LORA_LR_MAX:g} "
+                "here)")
+    return problems
 
 
 def launched_config(run: TrainingRun, user=None) -> dict:
