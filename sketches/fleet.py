@@ -171,18 +171,21 @@ class _Batch:
         self.misses: dict[str, int] = {}
         self.dropped: list[str] = []  # attempts given up on: forgotten again at the end
         self.heard = time.monotonic()  # when a render worker last answered
+        # Within a short wait (a test's), pings often enough that a worker busy
+        # on one long render is heard from before the wait runs out.
+        self.check_every = min(LIVENESS_EVERY_S, wait_s / 2)
 
     def run(self) -> list[FleetRender]:
         try:
             for render in self.renders:
                 self._send(render)
-            check = time.monotonic() + LIVENESS_EVERY_S
+            check = time.monotonic() + self.check_every
             while any(r.result is None for r in self.renders):
                 if self._collect():
                     self.heard = time.monotonic()
                 if time.monotonic() >= check:
                     self._check_workers()
-                    check = time.monotonic() + LIVENESS_EVERY_S
+                    check = time.monotonic() + self.check_every
                 if time.monotonic() - self.heard >= self.wait_s:
                     self._give_up()
                     break
@@ -213,7 +216,7 @@ class _Batch:
         raw = self.backend.mget([self.backend.get_key_for_task(a.task_id) for _, a in out])
         news = False
         for (render, attempt), value in zip(out, raw, strict=True):
-            if value is None:
+            if value is None or attempt not in render.out:  # none yet, or dropped in this read
                 continue
             meta = self.backend.decode_result(value)
             if meta["status"] == states.STARTED:
@@ -228,8 +231,6 @@ class _Batch:
     def _finished(self, render: _Render, attempt: _Attempt, meta: dict) -> None:
         render.out.remove(attempt)
         self.backend.forget(attempt.task_id)
-        if render.result is not None:
-            return  # another attempt won earlier in this read
         if meta["status"] == states.SUCCESS:
             render.result = fleet_render_unpack(meta["result"])
             self._drop(render.out)  # the first result wins
@@ -248,10 +249,8 @@ class _Batch:
         a worker lost (PING_MISSES) or held past the renderer's bound."""
         held = [(r, a) for r in self.renders if r.result is None for a in r.out if a.started]
         workers = sorted({a.worker for _, a in held if a.worker})
-        if not workers:
-            return
         replies = self.app.control.ping(destination=workers, timeout=PING_TIMEOUT_S,
-                                        limit=len(workers))
+                                        limit=len(workers)) if workers else []
         answered = {name for reply in replies for name in reply}
         if answered:
             self.heard = time.monotonic()

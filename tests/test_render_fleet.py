@@ -3,7 +3,9 @@ as the Procfile runs them on the test Redis, real Chromium, and the client
 in this process. A batch comes back as the in-process renderer judges it,
 with each render's worker named; a worker SIGKILLed mid-batch has its renders
 redone by the other, each key coming back once; with no worker at all the
-batch comes back `unavailable` after the bounded wait, never hanging.
+batch comes back `unavailable` after the bounded wait, never hanging; and a
+real GRPO run on a real train worker with renders="fleet" renders on the
+render worker, not in its own browsers, storing each rollout once.
 
 Each test counts outcomes and where they came from, never the time taken."""
 from __future__ import annotations
@@ -11,12 +13,16 @@ from __future__ import annotations
 import json
 import threading
 
+import psutil
 import pytest
 import redis
 
 from sketches.fleet import fleet_render
+from sketches.models import Render
 from sketches.rendering import render_text
+from tests import policy_data
 from tests.conftest import TEST_DEADLINE_S, read_sketch
+from tests.test_training_runs import fresh, make_run, train_worker_start, worker_stop
 from tests.workers import (
     TEST_REDIS_URL,
     broker_use,
@@ -26,15 +32,17 @@ from tests.workers import (
     wait_for,
     worker_kill,
 )
+from training.models import Rollout, TrainingRun, TrainingStep
 from training.policy.build import assistant_text
+from training.runs import services
 
 # The workers judge with the deadline the in-process test pool uses.
 WORKER_ENV = {"PAINTRL_RENDER_DEADLINE_S": str(TEST_DEADLINE_S)}
 
 
 def results_left() -> list[bytes]:
-    """Result keys the backend still holds (the client forgets what it reads)."""
-    return redis.Redis.from_url(TEST_REDIS_URL).keys("celery-task-meta-*")
+    """Fleet results the backend still holds (the client forgets what it reads)."""
+    return redis.Redis.from_url(TEST_REDIS_URL).keys("celery-task-meta-fleet:*")
 
 
 def started_on(worker: str) -> set[str]:
@@ -51,6 +59,14 @@ def started_on(worker: str) -> set[str]:
 def key_of(task_id: str) -> str:
     """The render key in a fleet task id (fleet:{key}:{send}:{random})."""
     return task_id.removeprefix("fleet:").rsplit(":", 2)[0]
+
+
+@pytest.fixture(scope="module")
+def policy_dir(tmp_path_factory):
+    """tests/policy_data.py's test-size policy (its rollouts reach the browser)."""
+    out = tmp_path_factory.mktemp("policy") / "test-policy"
+    policy_data.test_policy_build(out)
+    return out
 
 
 @pytest.fixture
@@ -147,3 +163,34 @@ class TestNoWorkerLeft:
     def test_keys_must_be_unique(self, fleet_broker):
         with pytest.raises(ValueError, match="unique"):
             fleet_render(texts=["a", "b"], seeds=[0, 0], keys=["k", "k"])
+
+
+class TestARunOnTheFleet:
+    def test_every_rollout_is_stored_once_and_each_step_names_its_render_worker(
+            self, fleet_broker, settings, policy_dir):
+        train, generator = train_worker_start(fleet_broker, settings)  # empties the broker
+        renderer = render_worker_start(TEST_REDIS_URL, fleet_broker, env=WORKER_ENV,
+                                       browsers=1, name="fleet")
+        try:
+            run = services.run_launch(run=make_run(policy_dir, max_steps=2, renders="fleet"))
+            wait_for(lambda: fresh(run).is_finished, timeout=300, worker=train)
+            browsers = [p for p in psutil.Process(train.pid).children(recursive=True)
+                        if "chrom" in p.name()]
+        finally:
+            render_worker_stop(renderer)
+            worker_stop(generator)
+        run = fresh(run)
+        assert run.status == TrainingRun.Status.DONE, run.error
+        assert run.launched_config["grpo"]["renders"] == "fleet"
+        assert browsers == []  # the train worker rendered nothing itself
+        steps = list(TrainingStep.objects.filter(run=run))
+        # TINY: one prompt of two generations a step, both on the one render worker.
+        assert [(s.step, s.render_workers, s.no_total) for s in steps] == [
+            (1, {render_worker_name("fleet"): 2}, 0), (2, {render_worker_name("fleet"): 2}, 0)]
+        rollouts = list(Rollout.objects.filter(run=run).select_related("render"))
+        assert sorted((r.step, r.group, r.index) for r in rollouts) == [
+            (1, 0, 0), (1, 0, 1), (2, 0, 0), (2, 0, 1)]
+        assert all(r.render.status in ("ok", "rejected") and r.total is not None
+                   for r in rollouts)
+        assert Render.objects.filter(sketch__origin="rollout").count() == 4  # each once
+        assert results_left() == []

@@ -31,6 +31,7 @@ from . import conf
 from .callbacks import Lease, RunCallback, StepBook
 from .checkpoints import FINAL
 from .config import GRPOConfig
+from .renderers import FleetRenderer, ProcessRenderer
 from .rewards import RubricReward
 
 # TrainingRun.lr_schedule -> transformers' scheduler names (constant gets a warmup
@@ -165,8 +166,10 @@ def signal_context(config: dict, snapshot, notices: list[str]) -> SignalContext:
                               seed=GRPOConfig.from_launched(config).seed, notices=notices)
 
 
-def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None) -> Engine:
-    """The trainer for `run` (already claimed by `lease`), rendering in `pool`;
+def engine_build(*, run, lease: Lease, renderer: ProcessRenderer | FleetRenderer,
+                 progress_extra: dict | None = None) -> Engine:
+    """The trainer for `run` (already claimed by `lease`), rendering with
+    `renderer` (renderers.run_renderer);
     `progress_extra` is kept in every progress row the run writes."""
     import torch
     from datasets import Dataset
@@ -194,7 +197,7 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
         run_id=run.pk, specs=rubric_specs(config["rubric"]["signals"], run.dropped_signals),
         context=context,
         num_generations=grpo.num_generations, scale_rewards=grpo.scale_rewards,
-        seed=grpo.seed, pool=pool, lease=lease, book=book)
+        seed=grpo.seed, renderer=renderer, lease=lease, book=book)
     callback = RunCallback(lease=lease, book=book, max_steps=grpo.max_steps,
                            progress_extra=progress_extra)
     dataset = Dataset.from_list(prompt_rows(

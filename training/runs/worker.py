@@ -74,18 +74,18 @@ def _claim(run_id: int, token: str) -> bool:
 
 
 def _train(run: TrainingRun, lease, resume: bool) -> None:
-    from sketches.renderer import shared_pool
-
     from .engine import engine_build, final_policy_save, memory_release
+    from .renderers import run_renderer
 
     _reward_recheck(run)
     checkpoint = _resume_point(run, lease)
     start = run.checkpoint_step if checkpoint else 0
     extra = {"resumed_from": start} if resume else {}
-    max_steps = GRPOConfig.from_launched(run.launched_config).max_steps
+    grpo = GRPOConfig.from_launched(run.launched_config)
     lease.beat(force=True, progress={**extra, "stage": "loading", "step": start,
-                                     "max_steps": max_steps})
-    engine = engine_build(run=run, lease=lease, pool=shared_pool(), progress_extra=extra)
+                                     "max_steps": grpo.max_steps})
+    engine = engine_build(run=run, lease=lease, renderer=run_renderer(grpo.renders),
+                          progress_extra=extra)
     try:
         engine.trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
         state = engine.trainer.state
