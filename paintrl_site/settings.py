@@ -197,6 +197,11 @@ PAINTRL_RENDER_DEADLINE_S = env_float("PAINTRL_RENDER_DEADLINE_S", 30.0)
 PAINTRL_RENDER_MAX_FRAMES = env_int("PAINTRL_RENDER_MAX_FRAMES", 60)
 PAINTRL_RENDER_MAX_CANVAS_SIDE = env_int("PAINTRL_RENDER_MAX_CANVAS_SIDE", 1200)
 PAINTRL_BLANK_FLOOR = env_float("PAINTRL_BLANK_FLOOR", 0.005)
+# The render fleet (sketches/fleet.py): a batch sent to the render workers
+# gives up on the renders left, as `unavailable`, once this long has passed
+# with no render worker answering (no render of the batch starting or
+# finishing, no worker holding one answering a ping). sketches/conf.py says why.
+PAINTRL_FLEET_WAIT_S = env_float("PAINTRL_FLEET_WAIT_S", 120.0)
 PAINTRL_SCORE_SIZE = env_int("PAINTRL_SCORE_SIZE", 256)
 # Dotted path to `in_use(png_name) -> bool`: a re-render (render_pending
 # --stale) deletes the render's old PNG only when this says nothing else still

@@ -22,6 +22,21 @@ def renderer_config() -> RendererConfig:
     )
 
 
+def fleet_wait_s() -> float:
+    """PAINTRL_FLEET_WAIT_S: how long a fleet batch waits with no render
+    worker answering before the renders left come back `unavailable`. Long
+    enough for a render worker to be restarted and take the batch (one
+    answered pings 1.5 s after it was started here, 2026-12-02, and its
+    browser starts with its first render, about 1 s) or for a busy one to
+    finish what it holds (a render: at most the 30 s deadline); short enough
+    that a training step with no render worker left ends in minutes, not
+    hours."""
+    value = settings.PAINTRL_FLEET_WAIT_S
+    if not value > 0:
+        raise ImproperlyConfigured(f"PAINTRL_FLEET_WAIT_S must be positive, got {value}")
+    return float(value)
+
+
 def score_size() -> int:
     return settings.PAINTRL_SCORE_SIZE
 

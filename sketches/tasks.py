@@ -4,7 +4,7 @@ its threads share one browser pool (see Procfile)."""
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from . import services
+from . import fleet, services
 
 # The database briefly unavailable: try again later rather than fail. A
 # failed task is acknowledged like a finished one, so without a retry its
@@ -30,6 +30,14 @@ def render_batch_task(self, render_ids: list[int]) -> dict:
     for render in renders:
         counts[render.status] = counts.get(render.status, 0) + 1
     return {"done": len(renders), "total": len(render_ids), "statuses": counts}
+
+
+# A render for the fleet (fleet.py): no database, so no DB retry; STARTED is
+# reported with the worker's name, which the client pings to tell a slow
+# render from a lost worker.
+@shared_task(bind=True, track_started=True)
+def fleet_render_task(self, text: str, seed: int) -> dict:
+    return fleet.fleet_render_execute(text=text, seed=seed, worker=self.request.hostname)
 
 
 # Routed to the default queue by its exact name in CELERY_TASK_ROUTES (the

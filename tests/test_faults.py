@@ -11,7 +11,6 @@ was done twice; the counts are asserted, never the time it took."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -24,42 +23,23 @@ from django.db import connection
 from pool.models import PoolMember, PoolSnapshot
 from sketches import services
 from sketches.models import Render
-from tests.conftest import chromium_path, read_sketch
+from tests.conftest import read_sketch
 from tests.pool_data import grades_give, pool_renders_create
 from tests.ports import free_port
 from tests.postgresql import on_postgresql
 from tests.tcp_proxy import TcpProxy
-from tests.workers import TEST_REDIS_URL, database_url, wait_for, worker_kill
+from tests.workers import (
+    TEST_REDIS_URL,
+    render_worker_start,
+    render_worker_stop,
+    wait_for,
+    worker_kill,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 # --- helpers ---------------------------------------------------------------
-
-def worker_start(broker_url: str, media_root, *, env: dict | None = None) -> subprocess.Popen:
-    """A render worker as the Procfile runs it (two threads sharing two
-    browsers). Unlike tests.workers.run_worker it does not flush the broker:
-    the second worker of a test must find what the first one left there."""
-    chromium_path()
-    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": broker_url,
-           "PAINTRL_MEDIA_ROOT": str(media_root), "PAINTRL_RENDER_BROWSERS": "2",
-           **(env or {})}
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "paintrl_site", "worker", "-Q", "render",
-         "-P", "threads", "-c", "2", "--without-heartbeat", "--without-gossip",
-         "--without-mingle", "-n", f"faults-{os.getpid()}-{time.monotonic_ns()}@%h",
-         "--loglevel", "WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-
-
-def worker_stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            worker_kill(proc)
-
 
 def pending_renders(count: int) -> list[int]:
     """`count` pending renders of an honest sketch (about 1-2 s each)."""
@@ -101,14 +81,14 @@ class TestRenderWorkerKilled:
         redis.Redis.from_url(TEST_REDIS_URL).flushdb()
         settings.MEDIA_ROOT = tmp_path
         ids = pending_renders(BATCH)
-        first = worker_start(TEST_REDIS_URL, tmp_path)
+        first = render_worker_start(TEST_REDIS_URL, tmp_path)
         try:
             result = render_batch_task.delay(ids)
             wait_for(lambda: list(statuses(ids).values()).count("ok") >= 2, timeout=180,
                      worker=first)
             worker_kill(first)
         finally:
-            worker_stop(first)
+            render_worker_stop(first)
         at_kill = dict(Render.objects.filter(pk__in=ids).values_list("pk", "rendered"))
         done_at_kill = {pk for pk, rendered in at_kill.items() if rendered is not None}
         left = set(ids) - done_at_kill
@@ -118,12 +98,12 @@ class TestRenderWorkerKilled:
         assert unacked == 1, "the killed worker's message should wait, unacknowledged"
 
         time.sleep(2.5)  # past the second worker's visibility timeout
-        second = worker_start(TEST_REDIS_URL, tmp_path,
+        second = render_worker_start(TEST_REDIS_URL, tmp_path,
                               env={"PAINTRL_VISIBILITY_TIMEOUT_S": "2"})
         try:
             summary = result.get(timeout=240)
         finally:
-            worker_stop(second)
+            render_worker_stop(second)
         # The redelivered batch rendered only what was left, each render once.
         assert summary == {"done": len(left), "total": BATCH, "statuses": {"ok": len(left)}}
         after = Render.objects.filter(pk__in=ids)
@@ -177,7 +157,7 @@ class TestBrowsersKilledUnderTheRenderWorker:
             Render.objects.create(sketch=services.sketch_create(code=code), seed=1).pk
             for code in (read_sketch("good/lines.js"), LONG_RENDER,
                          read_sketch("hostile/unbounded_memory.js")))
-        worker = worker_start(TEST_REDIS_URL, tmp_path)
+        worker = render_worker_start(TEST_REDIS_URL, tmp_path)
         try:
             assert render_task.delay(warm).get(timeout=180) == "ok"  # the pool is up
             browsers = browser_processes(worker)
@@ -190,7 +170,7 @@ class TestBrowsersKilledUnderTheRenderWorker:
             assert result.get(timeout=180) == "ok"
             assert render_task.delay(crasher).get(timeout=180) == "rejected"
         finally:
-            worker_stop(worker)
+            render_worker_stop(worker)
         assert Path(Render.objects.get(pk=honest).png.path).is_file()
         crashed = Render.objects.get(pk=crasher)
         assert "crashed" in crashed.violations
@@ -276,7 +256,7 @@ class TestRedisRestarted:
         ids = pending_renders(RESTART_RENDERS)
         for pk in ids:
             send(render_task, [pk], server.url)
-        worker = worker_start(server.url, tmp_path)
+        worker = render_worker_start(server.url, tmp_path)
         try:
             wait_for(lambda: "ok" in statuses(ids).values(), timeout=180, worker=worker)
             queued = server.client().llen("render")
@@ -290,7 +270,7 @@ class TestRedisRestarted:
             # find their renders final and do nothing.
             leftover = server.client().hlen("unacked")
         finally:
-            worker_stop(worker)
+            render_worker_stop(worker)
         renders = Render.objects.filter(pk__in=ids)
         assert sorted(r.pk for r in renders if r.status == "ok") == sorted(ids)
         assert len({r.png.name for r in renders}) == RESTART_RENDERS
@@ -455,13 +435,13 @@ class TestDatabaseCutUnderTheRenderWorker:
         db = connection.settings_dict
         proxy = TcpProxy(db["HOST"] or "127.0.0.1", int(db["PORT"] or 5432))
         proxy.cut_on(b'UPDATE "sketches_render"', refuse=2)
-        worker = worker_start(TEST_REDIS_URL, tmp_path,
+        worker = render_worker_start(TEST_REDIS_URL, tmp_path,
                               env={"DATABASE_URL": via_proxy_url(proxy)})
         try:
             result = render_task.delay(pk)
             assert result.get(timeout=240) == "ok"
         finally:
-            worker_stop(worker)
+            render_worker_stop(worker)
             proxy.close()
         assert proxy.cut_event.is_set() and proxy.refused == 2
         render = Render.objects.get(pk=pk)

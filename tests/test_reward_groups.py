@@ -42,6 +42,7 @@ class TestOneSeedAndOneDrawOfReferencesPerGroup:
         from training.judges.local import LocalRewardModelJudge
         from training.reward_signals import SignalContext
         from training.runs.callbacks import Lease, StepBook
+        from training.runs.renderers import ProcessRenderer
         from training.runs.rewards import RubricReward
 
         world = lab_world(settings, tmp_path)
@@ -53,8 +54,8 @@ class TestOneSeedAndOneDrawOfReferencesPerGroup:
             run_id=run.pk, specs=signal_specs(PRESETS["v2"]["signals"]),
             context=SignalContext(judge=judge, scorer=judge, snapshot=world.snapshot,
                                   seed=SEED),
-            num_generations=GENERATIONS, scale_rewards="group", seed=SEED, pool=render_pool,
-            lease=Lease(run.pk, "here"), book=book)
+            num_generations=GENERATIONS, scale_rewards="group", seed=SEED,
+            renderer=ProcessRenderer(render_pool), lease=Lease(run.pk, "here"), book=book)
         return reward, run
 
     @staticmethod

@@ -183,6 +183,17 @@ class TestRunPage:
         assert "unknown methods 0.125" in text  # the curve's end label: step 2's rate
         assert "<td>12%</td>" in text  # and in the table (12.5% rounded)
 
+    def test_the_table_shows_who_rendered_each_step_and_the_render_share(self, staff,
+                                                                         trained):
+        TrainingStep.objects.filter(run=trained, step=2).update(
+            render_workers={"render-b@host2": 3, "render-a@host1": 5})
+        text = page(staff, trained)
+        assert text.count("<td>31%</td>") == 2  # render 2.0 s of 6.5 s, both steps
+        rows = text.split('class="run-render-workers">')[1:]
+        # Newest first: step 2 by two workers, step 1 stored before it was recorded.
+        assert [row.split("</td>")[0] for row in rows] == [
+            "render-a@host1 × 5, render-b@host2 × 3", "–"]
+
     def test_diagnostics_of_the_rubric_on_the_runs_rollouts(self, staff, trained):
         text = page(staff, trained)
         assert "Diagnostics of the rubric on this run" in text

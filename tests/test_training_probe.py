@@ -269,16 +269,17 @@ class TestScores:
         from training.judges.local import LocalRewardModelJudge
         from training.policy.build import assistant_text
         from training.runs.probe.samples import ProbePlan, Prober
-        from training.runs.rewards import renders_run
+        from training.runs.renderers import ProcessRenderer
 
         world, yardstick = yardstick_world(settings, tmp_path)
         run = services.run_launch(run=make_run(policy_dir, probe_every=1, yardstick=yardstick,
                                                snapshot=world.snapshot))
+        renderer = ProcessRenderer(render_pool)
         prober = Prober(run_id=run.pk, plan=ProbePlan.from_launched(run.launched_config),
-                        pool=render_pool)
-        outcomes = [*renders_run(render_pool, [assistant_text(read_sketch("good/lines.js")),
-                                               "no sketch in this reply"], [0, 0]),
-                    RenderOutcome(UNAVAILABLE, [])]
+                        renderer=renderer)
+        rendered = renderer([assistant_text(read_sketch("good/lines.js")),
+                             "no sketch in this reply"], [0, 0], ["a", "b"])
+        outcomes = [*rendered.outcomes, RenderOutcome(UNAVAILABLE, [])]
         assert outcomes[0].status == OK
         threads = torch.get_num_threads()
         torch.set_num_threads(2)

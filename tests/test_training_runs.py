@@ -488,6 +488,7 @@ class TestRewardFunction:
         from training.reward_signals import SignalContext
         from training.rubrics import signal_specs
         from training.runs.callbacks import Lease, StepBook
+        from training.runs.renderers import ProcessRenderer
         from training.runs.rewards import RubricReward, render_seed
 
         settings.MEDIA_ROOT = tmp_path
@@ -502,8 +503,8 @@ class TestRewardFunction:
         reward = RubricReward(
             run_id=run.pk, specs=specs,
             context=SignalContext(judge=None, scorer=None), num_generations=2,
-            scale_rewards="group", seed=7, pool=render_pool, lease=Lease(run.pk, "here"),
-            book=book)
+            scale_rewards="group", seed=7, renderer=ProcessRenderer(render_pool),
+            lease=Lease(run.pk, "here"), book=book)
         lines = assistant_text(read_sketch("good/lines.js"))
         texts = [lines, "no sketch in this reply", lines, lines]
         totals = reward(prompts=[[{"role": "user", "content": p}] for p in "aabb"],
@@ -527,6 +528,7 @@ class TestRewardFunction:
         assert summary["signals"]["preference"] == {"mean": 0.0, "std": None, "missing": 3}
         assert summary["no_total"] == 3
         assert summary["gate_pass"] == 0.75 and summary["zero_spread_groups"] == 1.0
+        assert summary["render_workers"] == {"in process": 4}  # the train worker's own pool
         assert book.clock.render > 0 and book.clock.reward_ended is not None
         assert any("no judge is available" in text for text in book.notices)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -30,20 +31,28 @@ def database_url() -> str:
     return f"postgres://{auth}{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
+def broker_use(url: str = TEST_REDIS_URL) -> None:
+    """Point this process's Celery app at `url` (emptied) for broker and results."""
+    redis.Redis.from_url(url).flushdb()
+    celery_app.conf.update(broker_url=url, result_backend=url)
+    # A task sent earlier in this process (a grade queues its fingerprints on
+    # commit) built the producer pools for the default broker, and they outlive
+    # conf.update: drop them (what Celery itself does after a fork), or this
+    # worker never sees what the test queues. The result backend is cached
+    # the same way.
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+    celery_app._backend_cache = None
+    vars(celery_app._local).pop("backend", None)
+
+
 def run_worker(queue: str, media_root, settings, *, pool: str = "solo", concurrency: int = 1,
                env: dict | None = None, include: str = ""):
     """A real Celery worker process on `queue`, sharing this test's database
     and `media_root`; a generator for fixtures to yield from. Redis database
     15 is the broker, so a running demo's workers never take test tasks.
     `include` names more task modules for it to load (tests.blocking_tasks)."""
-    redis.Redis.from_url(TEST_REDIS_URL).flushdb()
-    celery_app.conf.update(broker_url=TEST_REDIS_URL, result_backend=TEST_REDIS_URL)
-    # A task sent earlier in this process (a grade queues its fingerprints on
-    # commit) built the producer pools for the default broker, and they outlive
-    # conf.update: drop them (what Celery itself does after a fork), or this
-    # worker never sees what the test queues.
-    celery_app._pool = None
-    celery_app.amqp._producer_pool = None
+    broker_use()
     settings.MEDIA_ROOT = media_root
     env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": TEST_REDIS_URL,
            "PAINTRL_MEDIA_ROOT": str(media_root), **(env or {})}
@@ -68,6 +77,38 @@ def run_render_worker(tmp_path, settings):
     chromium_path()
     yield from run_worker("render", tmp_path, settings, pool="threads", concurrency=2,
                           env={"PAINTRL_RENDER_BROWSERS": "2"})
+
+
+def render_worker_start(broker_url: str, media_root, *, env: dict | None = None,
+                        browsers: int = 2, name: str = "render") -> subprocess.Popen:
+    """A render worker as the Procfile runs it (a thread per browser sharing
+    one pool), named `render_worker_name(name)`. Unlike run_worker it does
+    not flush the broker: a test's second worker must find what the first
+    one left there."""
+    chromium_path()
+    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": broker_url,
+           "PAINTRL_MEDIA_ROOT": str(media_root), "PAINTRL_RENDER_BROWSERS": str(browsers),
+           **(env or {})}
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "paintrl_site", "worker", "-Q", "render",
+         "-P", "threads", "-c", str(browsers), "--without-heartbeat", "--without-gossip",
+         "--without-mingle", "-n", render_worker_name(name), "--loglevel", "WARNING"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def render_worker_name(name: str) -> str:
+    """The Celery node name render_worker_start gives a worker called `name`
+    (unique to this test process)."""
+    return f"{name}-{os.getpid()}@{socket.gethostname()}"
+
+
+def render_worker_stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            worker_kill(proc)
 
 
 def wait_for(predicate, timeout: float = 90.0, worker=None):

@@ -38,7 +38,7 @@ from .config import RendererConfig
 from .idle import IdleBrowsers
 from .page_run import PageRun
 from .page_server import PageServer
-from .sandbox import BrowserSandbox, BrowserUnavailable
+from .sandbox import STOP_GRACE_S, BrowserSandbox, BrowserUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +93,20 @@ class Attempt:
 
     def __str__(self) -> str:
         return f"{self.browser}: {self.reason}"
+
+
+def render_bound_s(config: RendererConfig) -> float:
+    """The longest one `RenderPool.render` can take, from the constants above,
+    for a caller that must tell a slow render from a lost one (sketches/
+    fleet.py): starting the pool (a worker's first render), then every try
+    waiting its longest for a browser and running to the deadline and the
+    sandbox's stop grace, then a canary on each of two browsers, each waited
+    for as long again. Far above what renders take (a few seconds, the
+    deadline for runaway code): only a stuck render gets near it."""
+    tries = ATTEMPTS + NOT_READY_TRIES
+    wait = config.deadline_s + BROWSER_WAIT_MARGIN_S
+    return (START_TIMEOUT_S + tries * (wait + config.deadline_s + STOP_GRACE_S)
+            + ATTEMPTS * (wait + STOP_GRACE_S))
 
 
 class RendererUnavailable(RuntimeError):

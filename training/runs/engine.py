@@ -33,6 +33,7 @@ from .callbacks import Lease, RunCallback, StepBook
 from .checkpoints import FINAL
 from .config import GRPOConfig
 from .probe.callback import probe_callback
+from .renderers import FleetRenderer, ProcessRenderer
 from .rewards import RubricReward
 
 # TrainingRun.lr_schedule -> transformers' scheduler names (constant gets a warmup
@@ -170,11 +171,13 @@ def signal_context(config: dict, snapshot, notices: list[str]) -> SignalContext:
                               seed=GRPOConfig.from_launched(config).seed, notices=notices)
 
 
-def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None) -> Engine:
-    """The trainer for `run` (already claimed by `lease`), rendering in `pool`;
-    `progress_extra` is kept in every progress row the run writes. In a
-    multi-process run every process builds one; only the main one scores
-    (ranks.py), so the others pass no pool and load no judges."""
+def engine_build(*, run, lease: Lease, renderer: ProcessRenderer | FleetRenderer | None,
+                 progress_extra: dict | None = None) -> Engine:
+    """The trainer for `run` (already claimed by `lease`), rendering with
+    `renderer` (renderers.run_renderer); `progress_extra` is kept in every
+    progress row the run writes. In a multi-process run every process builds
+    one; only the main one renders and scores (ranks.py), so the others pass
+    no renderer and load no judges."""
     import torch
     from datasets import Dataset
     from transformers.trainer_callback import PrinterCallback
@@ -202,7 +205,7 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
         run_id=run.pk, specs=rubric_specs(config["rubric"]["signals"], run.dropped_signals),
         context=context,
         num_generations=grpo.num_generations, scale_rewards=grpo.scale_rewards,
-        seed=grpo.seed, pool=pool, lease=lease, book=book)
+        seed=grpo.seed, renderer=renderer, lease=lease, book=book)
     callback = RunCallback(lease=lease, book=book, max_steps=grpo.max_steps,
                            progress_extra=progress_extra)
     dataset = Dataset.from_list(prompt_rows(
@@ -213,8 +216,8 @@ def engine_build(*, run, lease: Lease, pool, progress_extra: dict | None = None)
         processing_class=tokenizer, callbacks=[callback],
         peft_config=lora_config(grpo.lora_rank) if grpo.lora else None)
     trainer.step_book = book
-    if (probe := probe_callback(run=run, trainer=trainer, lease=lease, pool=pool,
-                                book=book)) is not None:
+    if (probe := probe_callback(run=run, trainer=trainer, lease=lease,
+                                renderer=renderer, book=book)) is not None:
         trainer.add_callback(probe)
     # The step rows are the record; the console printer would repeat every log
     # dict into the worker's output.

@@ -147,7 +147,7 @@ def run_page(run: TrainingRun, *, step: str | None = None) -> dict:
         "specs": specs,
         "dropped": run.dropped_signals,
         "charts": run_charts(steps, specs, batch=run.num_generations * run.prompts_per_step),
-        "step_rows": steps[::-1][:TABLE_STEPS],
+        "step_rows": [step_row(s) for s in steps[::-1][:TABLE_STEPS]],
         "column": run_diagnostics(run, specs) if specs else None,
         "watch": run_watch(run),
         "rubric_error": rubric_error,
@@ -157,6 +157,19 @@ def run_page(run: TrainingRun, *, step: str | None = None) -> dict:
         "gallery": run_gallery(run, chosen, specs) if chosen is not None else [],
         "probe": run_probe(run),
     }
+
+
+def step_row(step):
+    """A step for the latest-steps table, with the share of its time spent
+    rendering (`render_share`, None when unmeasured) and who rendered it
+    (`rendered_by`: "name × count" per render worker, "" for steps stored
+    before it was recorded)."""
+    times = step.times or {}
+    total = times.get("total") or 0
+    step.render_share = times["render"] / total if total > 0 and "render" in times else None
+    step.rendered_by = ", ".join(f"{name} × {count}"
+                                 for name, count in sorted((step.render_workers or {}).items()))
+    return step
 
 
 def _chosen_step(asked: str | None, available: list[int]) -> int | None:

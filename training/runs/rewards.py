@@ -1,6 +1,7 @@
-"""The run's one reward function: a batch of completions rendered across the
-render pool, scored by the rubric, and stored (Sketch, Render and Rollout
-rows, so every rollout joins the grading queue as origin "rollout").
+"""The run's one reward function: a batch of completions rendered (in the
+train worker's pool or by the render fleet: renderers.py), scored by the
+rubric, and stored (Sketch, Render and Rollout rows, so every rollout joins
+the grading queue as origin "rollout").
 
 TRL (1.16) hands the function the generation batch, the generations of one
 prompt contiguous (RepeatSampler yields each prompt num_generations times in
@@ -27,14 +28,13 @@ import logging
 import statistics
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 from django.db import transaction
 
 from sketches import gate
 from sketches.code_text import extract_code
 from sketches.models import Render, Sketch
-from sketches.rendering import OK, UNAVAILABLE, RenderOutcome, render_text
+from sketches.rendering import OK, UNAVAILABLE, RenderOutcome
 from sketches.services import render_store, sketch_create
 
 from ..diagnostics import SPREAD_EPS, grpo_advantages
@@ -43,6 +43,7 @@ from ..reward_signals import SignalContext, rollout_from_outcome, signals_comput
 from ..rubrics import SignalSpec, rubric_total
 from . import ranks
 from .callbacks import Lease, StepBook
+from .renderers import FleetRenderer, ProcessRenderer
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +57,12 @@ def render_seed(run_seed: int, step: int, group: int) -> int:
     """One seed for every rollout of a group (a new one each step): the spread
     GRPO learns from inside a group is then the code's, not the seed's luck."""
     return (run_seed + step * SEEDS_PER_STEP + group) % SEED_RANGE
+
+
+def rollout_key(run_id: int, step: int, index: int) -> str:
+    """A rollout's key in its step's batch: the judges' and the render fleet's
+    (a render done twice comes back once per key)."""
+    return f"run:{run_id}:{step}:{index}"
 
 
 def group_key(run_id: int, step: int, group: int) -> str:
@@ -75,16 +82,18 @@ class RubricReward:
     """Called by TRL once per generation batch (by every process of a
     multi-process run, each with its slice); returns one total or None per
     completion it was given. The main process leaves the step's summary in
-    `book.summaries[step]`; the others have no pool, context or lease to use."""
+    `book.summaries[step]` (with the render workers that rendered it); the
+    others have no renderer, context or lease to use."""
 
     __name__ = "rubric"  # TRL logs the function's rewards as rewards/rubric/...
 
     def __init__(self, *, run_id: int, specs: Sequence[SignalSpec], context: SignalContext,
-                 num_generations: int, scale_rewards: str, seed: int, pool, lease: Lease,
+                 num_generations: int, scale_rewards: str, seed: int,
+                 renderer: ProcessRenderer | FleetRenderer | None, lease: Lease,
                  book: StepBook):
         self.run_id, self.specs, self.context = run_id, list(specs), context
         self.num_generations, self.scale_rewards, self.seed = num_generations, scale_rewards, seed
-        self.pool, self.lease, self.book = pool, lease, book
+        self.renderer, self.lease, self.book = renderer, lease, book
 
     def __call__(self, prompts, completions, completion_ids, trainer_state=None,
                  prompt_text=None, **kwargs) -> list[float | None]:
@@ -111,19 +120,20 @@ class RubricReward:
         groups = [i // self.num_generations for i in range(len(texts))]
         _check_groups(subjects, groups)
         seeds = [render_seed(self.seed, step, group) for group in groups]
+        keys = [rollout_key(self.run_id, step, i) for i in range(len(texts))]
         self.lease.beat()
 
         started = time.perf_counter()
-        outcomes = renders_run(self.pool, texts, seeds)
+        rendered = self.renderer(texts, seeds, keys)
+        outcomes = rendered.outcomes
         clock.render += time.perf_counter() - started
         self.lease.beat()
 
         started = time.perf_counter()
-        rollouts = [rollout_from_outcome(key=f"run:{self.run_id}:{step}:{i}", prompt=subject,
-                                         text=text, outcome=outcome, tokens=count,
-                                         group=group_key(self.run_id, step, group))
-                    for i, (subject, text, outcome, count, group)
-                    in enumerate(zip(subjects, texts, outcomes, tokens, groups, strict=True))]
+        rollouts = [rollout_from_outcome(key=key, prompt=subject, text=text, outcome=outcome,
+                                         tokens=count, group=group_key(self.run_id, step, group))
+                    for key, subject, text, outcome, count, group
+                    in zip(keys, subjects, texts, outcomes, tokens, groups, strict=True)]
         values = signals_compute(self.specs, rollouts, self.context)
         totals = [rubric_total(row, self.specs) for row in values]
         for text in self.context.notices:
@@ -136,8 +146,9 @@ class RubricReward:
         rollouts_store(run_id=self.run_id, step=step, prompts=subjects, texts=texts,
                        outcomes=outcomes, seeds=seeds, values=values, totals=totals,
                        advantages=advantages, tokens=tokens, num_generations=self.num_generations)
-        self.book.summaries[step] = step_summary(self.specs, outcomes, values, totals, groups,
-                                                 tokens)
+        self.book.summaries[step] = {
+            **step_summary(self.specs, outcomes, values, totals, groups, tokens),
+            "render_workers": rendered.workers}
         clock.store += time.perf_counter() - started
         clock.reward_ended = time.perf_counter()
         return totals
@@ -151,13 +162,6 @@ def _check_groups(subjects: list[str], groups: list[int]) -> None:
         if first.setdefault(group, subject) != subject:
             raise RuntimeError("the trainer did not keep each prompt's generations together: "
                                f"group {group} holds {first[group]!r} and {subject!r}")
-
-
-def renders_run(pool, texts: Sequence[str], seeds: Sequence[int]) -> list[RenderOutcome]:
-    """Every text rendered, in order; one waiting thread per browser keeps
-    each browser busy (SwiftShader serialises inside one)."""
-    with ThreadPoolExecutor(max_workers=pool.config.browsers) as executor:
-        return list(executor.map(render_text, [pool] * len(texts), texts, seeds))
 
 
 def rollouts_store(*, run_id: int, step: int, prompts, texts, outcomes, seeds, values, totals,

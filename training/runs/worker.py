@@ -101,13 +101,13 @@ def run_train(*, run: TrainingRun, lease, checkpoint: Path | None,
     run done or cancelled. The run trains here, in the worker's process, or
     in each process `accelerate launch` started (supervisor.py), where only
     the main one renders and writes (ranks.py)."""
-    from sketches.renderer import shared_pool
-
     from . import ranks
     from .engine import engine_build, final_policy_save, memory_release
+    from .renderers import run_renderer
 
     main = ranks.is_main()
-    engine = engine_build(run=run, lease=lease, pool=shared_pool() if main else None,
+    renders = GRPOConfig.from_launched(run.launched_config).renders
+    engine = engine_build(run=run, lease=lease, renderer=run_renderer(renders) if main else None,
                           progress_extra=progress_extra)
     try:
         engine.trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)

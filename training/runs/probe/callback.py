@@ -12,6 +12,7 @@ import logging
 from transformers import TrainerCallback
 
 from ...models import Probe
+from .. import ranks
 from ..callbacks import Lease, RunSuperseded, StepBook
 from .samples import ProbePlan, Prober
 
@@ -51,10 +52,13 @@ class ProbeCallback(TrainerCallback):
                 self.book.notices.append(notice)
 
 
-def probe_callback(*, run, trainer, lease: Lease, pool, book: StepBook) -> ProbeCallback | None:
-    """The run's ProbeCallback, or None when it was launched without a probe."""
+def probe_callback(*, run, trainer, lease: Lease, renderer, book: StepBook
+                   ) -> ProbeCallback | None:
+    """The run's ProbeCallback, or None when it was launched without a probe
+    or this is not the main process (which alone renders and scores)."""
     plan = ProbePlan.from_launched(run.launched_config)
-    if plan is None:
+    if plan is None or not ranks.is_main():
         return None
-    return ProbeCallback(trainer=trainer, prober=Prober(run_id=run.pk, plan=plan, pool=pool),
+    return ProbeCallback(trainer=trainer,
+                         prober=Prober(run_id=run.pk, plan=plan, renderer=renderer),
                          lease=lease, book=book)

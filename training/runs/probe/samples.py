@@ -29,7 +29,6 @@ from ...judges import Picture
 from ...judges.local import LocalRewardModelJudge
 from ...models import Probe, ProbeSample
 from ..config import GRPOConfig
-from ..rewards import renders_run
 
 
 @dataclass(frozen=True)
@@ -73,8 +72,8 @@ class Prober:
     """Takes a run's probes: the yardstick and the reference pictures are
     loaded once, for every probe of the run."""
 
-    def __init__(self, *, run_id: int, plan: ProbePlan, pool):
-        self.run_id, self.plan, self.pool = run_id, plan, pool
+    def __init__(self, *, run_id: int, plan: ProbePlan, renderer):
+        self.run_id, self.plan, self.renderer = run_id, plan, renderer
         self.judge = LocalRewardModelJudge(
             reward_model=RewardModel.objects.get(pk=plan.yardstick_id))
         members = PoolMember.objects.in_bulk(plan.member_ids)
@@ -89,7 +88,8 @@ class Prober:
         times["generate"], clock = time.perf_counter() - clock, time.perf_counter()
         beat()
         seeds = [seed for seed in plan.seeds for _ in range(plan.samples)]
-        outcomes = renders_run(self.pool, [s.text for s in samples], seeds)
+        keys = [f"run:{self.run_id}:probe:{step}:{i}" for i in range(len(samples))]
+        outcomes = self.renderer([s.text for s in samples], seeds, keys).outcomes
         times["render"], clock = time.perf_counter() - clock, time.perf_counter()
         beat()
         scores = self.scores(outcomes)
