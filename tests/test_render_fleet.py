@@ -20,8 +20,8 @@ import redis
 from sketches.fleet import fleet_render
 from sketches.models import Render
 from sketches.rendering import render_text
-from tests import policy_data
 from tests.conftest import TEST_DEADLINE_S, read_sketch
+from tests.policy_data import test_policy  # noqa: F401  (the fixture)
 from tests.test_training_runs import fresh, make_run, train_worker_start, worker_stop
 from tests.workers import (
     TEST_REDIS_URL,
@@ -59,14 +59,6 @@ def started_on(worker: str) -> set[str]:
 def key_of(task_id: str) -> str:
     """The render key in a fleet task id (fleet:{key}:{send}:{random})."""
     return task_id.removeprefix("fleet:").rsplit(":", 2)[0]
-
-
-@pytest.fixture(scope="module")
-def policy_dir(tmp_path_factory):
-    """tests/policy_data.py's test-size policy (its rollouts reach the browser)."""
-    out = tmp_path_factory.mktemp("policy") / "test-policy"
-    policy_data.test_policy_build(out)
-    return out
 
 
 @pytest.fixture
@@ -167,12 +159,12 @@ class TestNoWorkerLeft:
 
 class TestARunOnTheFleet:
     def test_every_rollout_is_stored_once_and_each_step_names_its_render_worker(
-            self, fleet_broker, settings, policy_dir):
+            self, fleet_broker, settings, test_policy):  # noqa: F811
         train, generator = train_worker_start(fleet_broker, settings)  # empties the broker
         renderer = render_worker_start(TEST_REDIS_URL, fleet_broker, env=WORKER_ENV,
                                        browsers=1, name="fleet")
         try:
-            run = services.run_launch(run=make_run(policy_dir, max_steps=2, renders="fleet"))
+            run = services.run_launch(run=make_run(test_policy, max_steps=2, renders="fleet"))
             wait_for(lambda: fresh(run).is_finished, timeout=300, worker=train)
             browsers = [p for p in psutil.Process(train.pid).children(recursive=True)
                         if "chrom" in p.name()]

@@ -22,6 +22,7 @@ from rating.models import Grade
 from rating.services import curator_get_or_create, grade_record
 from sketches.models import Render
 from tests.reward_data import GRADES, SMALL_CONFIG, media_settings, toy_graded_renders, toy_render
+from tests.test_reward_admin import staff  # noqa: F401  (the fixture)
 
 # 120 toy renders: the judge holds out about 42 of them (35 %), enough for the
 # yardstick's own three splits to each hold two grades.
@@ -135,13 +136,6 @@ class TestDisjointData:
         assert "DisjointError" in failed.error and "too few for a yardstick" in failed.error
 
 
-@pytest.fixture
-def staff(client, django_user_model):
-    user = django_user_model.objects.create_superuser("boss", "boss@example.com", "pw-long-1")
-    client.force_login(user)
-    return client
-
-
 @pytest.mark.django_db
 class TestAdminAction:
     CHANGELIST = reverse("admin:pool_rewardmodel_changelist")
@@ -152,7 +146,7 @@ class TestAdminAction:
                            follow=True)
 
     def test_the_action_queues_a_yardstick_on_the_short_worker(
-            self, staff, settings, tmp_path, django_capture_on_commit_callbacks):
+            self, staff, settings, tmp_path, django_capture_on_commit_callbacks):  # noqa: F811
         judge = judge_train(settings, tmp_path)
         with django_capture_on_commit_callbacks() as callbacks:
             page = self.act(staff, judge).content.decode()
@@ -167,7 +161,7 @@ class TestAdminAction:
         assert f"A yardstick:</b> none of v{judge.version}'s train split" in (
             change.content.decode())
 
-    def test_a_refusal_is_an_error_message(self, staff, settings, tmp_path):
+    def test_a_refusal_is_an_error_message(self, staff, settings, tmp_path):  # noqa: F811
         media_settings(settings, tmp_path)
         queued = services.reward_model_create(config=SMALL_CONFIG, queue=False)
         page = self.act(staff, queued).content.decode()
