@@ -19,9 +19,15 @@ builds a throwaway one first: `--world N` painter sketches rendered, graded
 by the simulated curator, a reward model trained on those grades and a
 snapshot frozen (minutes: the renders dominate).
 
+With `--probe N` the run also takes the fixed evaluation probe every N
+steps (training/runs/probe/), scored by a yardstick: a second reward model
+trained on the grades the judge's model held out (in a throwaway world,
+trained here; with --database, the newest yardstick of the active model).
+The report then adds the probe's mean per probe step and its trend.
+
     .venv/bin/python benchmarks/grpo_bench.py [--database URL --media DIR]
         [--world 160] [--steps 36] [--generations 8] [--prompts-per-step 2]
-        [--lr 3e-4] [--max-tokens 256] [--policy DIR] [--seed 0]
+        [--lr 3e-4] [--max-tokens 256] [--policy DIR] [--seed 0] [--probe N]
 
 Queue messages the setup sends (render jobs) go to Redis database 14, which
 is flushed at the end, so a running demo's workers never see them.
@@ -58,6 +64,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--policy", help="policy folder (default: the built-in policy)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--name", default="grpo_bench")
+    parser.add_argument("--probe", type=int, default=0,
+                        help="take the evaluation probe every N steps (0: none)")
     return parser.parse_args()
 
 
@@ -77,9 +85,10 @@ def environment(args: argparse.Namespace) -> tempfile.TemporaryDirectory | None:
     return scratch
 
 
-def world_build(count: int) -> None:
+def world_build(count: int, *, yardstick: bool) -> None:
     """Render `count` painter sketches, grade them as the simulated curator,
-    train and activate a reward model, freeze a snapshot."""
+    train and activate a reward model, freeze a snapshot; with `yardstick`,
+    also train a yardstick on the grades the model held out."""
     from pool.reward.services import reward_model_activate, reward_model_create, reward_model_train
     from pool.reward.simulated import grades_simulate
     from pool.services import snapshot_freeze
@@ -96,6 +105,16 @@ def world_build(count: int) -> None:
     if job.status != "done":
         raise SystemExit(f"the reward model did not train: {job.error}")
     reward_model_activate(reward_model=job, score=False)
+    if yardstick:
+        from pool.reward.services import reward_model_yardstick_create
+
+        stick = reward_model_yardstick_create(reward_model=job, queue=False)
+        stick = reward_model_train(reward_model_id=stick.pk)
+        if stick.status != "done":
+            raise SystemExit(f"the yardstick did not train: {stick.error}")
+        print(f"yardstick v{stick.version}: held-out pairwise accuracy "
+              f"{stick.metrics['heldout_pairwise_accuracy']:.3f} on "
+              f"{stick.training_data.get('renders')} renders v{job.version} never learnt from")
     snapshot = snapshot_freeze(name=f"grpo-bench-{int(time.time())}")
     print(f"world: {len(ids)} renders, reward model v{job.version} (held-out pairwise accuracy "
           f"{job.metrics['heldout_pairwise_accuracy']:.3f}, simulated grades), snapshot "
@@ -113,6 +132,13 @@ def run_create(args: argparse.Namespace):
     if reward_model is None or snapshot is None:
         raise SystemExit("the database has no active reward model or no pool snapshot")
     local = Judge.objects.get(name=LOCAL_JUDGE)
+    yardstick = None
+    if args.probe:
+        from pool.reward.selectors import yardstick_newest
+
+        yardstick = yardstick_newest(reward_model)
+        if yardstick is None:
+            raise SystemExit(f"--probe needs a finished yardstick of v{reward_model.version}")
     print(f"reward model v{reward_model.version} (held-out pairwise accuracy "
           f"{reward_model.metrics.get('heldout_pairwise_accuracy')}); snapshot "
           f"{snapshot.name!r} ({snapshot.counts.get('total', 0)} members)")
@@ -124,7 +150,7 @@ def run_create(args: argparse.Namespace):
         judge=local, scorer=local, num_generations=args.generations,
         prompts_per_step=args.prompts_per_step, max_steps=args.steps, learning_rate=args.lr,
         max_completion_length=args.max_tokens, seed=args.seed, save_steps=max(args.steps, 1),
-        device="cpu")
+        device="cpu", probe_every=args.probe, yardstick=yardstick)
 
 
 def report(run) -> None:
@@ -171,6 +197,74 @@ def report(run) -> None:
               f"{statistics.fmean(gate[-third:]):.2f}")
     print("mean seconds per step: " + ", ".join(f"{k} {v:.1f}" for k, v in split.items())
           + f" (median total {statistics.median(totals):.1f})")
+    adjusted = prompt_adjusted(run)
+    if adjusted is not None:
+        t = "undefined" if adjusted["t"] is None else f"{adjusted['t']:.2f}"
+        print(f"prompt-adjusted slope (each group's mean reward less its prompt's mean, "
+              f"{adjusted['n']} groups): {adjusted['slope']:+.4f} per step, t = {t}")
+    probe_report(run)
+
+
+def prompt_adjusted(run) -> dict | None:
+    """The reward's trend with the prompts' own difficulty taken out: each
+    group's mean total less the mean of every group of its prompt, against
+    the group's step (a step that drew hard prompts no longer reads as a
+    fall)."""
+    import numpy as np
+
+    from training.models import Rollout
+
+    groups: dict[tuple[int, int], list[float]] = {}
+    prompts: dict[tuple[int, int], str] = {}
+    for step, group, prompt, total in Rollout.objects.filter(run=run, total__isnull=False) \
+            .values_list("step", "group", "prompt", "total"):
+        groups.setdefault((step, group), []).append(total)
+        prompts[(step, group)] = prompt
+    means = {key: statistics.fmean(values) for key, values in groups.items()}
+    by_prompt: dict[str, list[float]] = {}
+    for key, mean in means.items():
+        by_prompt.setdefault(prompts[key], []).append(mean)
+    centre = {prompt: statistics.fmean(values) for prompt, values in by_prompt.items()}
+    ordered = sorted(means)
+    if len(ordered) < 3:
+        return None
+    steps = [step for step, _ in ordered]
+    values = [means[key] - centre[prompts[key]] for key in ordered]
+    # Several groups a step: fit against the steps themselves (reward_trend
+    # takes one value a step).
+    xs, ys = np.asarray(steps, dtype=float), np.asarray(values)
+    sxx = float(((xs - xs.mean()) ** 2).sum())
+    if sxx == 0:
+        return None
+    slope = float(((xs - xs.mean()) * (ys - ys.mean())).sum() / sxx)
+    residuals = ys - ys.mean() - slope * (xs - xs.mean())
+    se = (float((residuals ** 2).sum()) / (len(xs) - 2) / sxx) ** 0.5
+    return {"slope": slope, "t": slope / se if se > 0 else None, "n": len(xs)}
+
+
+def probe_report(run) -> None:
+    """The probe's mean yardstick score per probe step, and its trend."""
+    from training.diagnostics import reward_trend
+    from training.models import Probe
+
+    probes = list(Probe.objects.filter(run=run).order_by("step").prefetch_related("samples"))
+    if not probes:
+        return
+    print("\nprobe (yardstick win rate against fixed references; gate failures 0):")
+    means = []
+    for probe in probes:
+        scores = [s.score for s in probe.samples.all() if s.score is not None]
+        mean = statistics.fmean(scores) if scores else None
+        means.append(mean)
+        print(f"  step {probe.step:3d}: mean {'-' if mean is None else f'{mean:.3f}'} "
+              f"({len(scores)} of {probe.samples.count()} scored), "
+              f"{probe.times.get('total', 0):.1f} s")
+    known = [m for m in means if m is not None]
+    trend = reward_trend(known)
+    if trend is not None:
+        t = "undefined" if trend["t"] is None else f"{trend['t']:.2f}"
+        print(f"probe: first third {trend['first']:.3f}, last third {trend['last']:.3f}, "
+              f"slope {trend['slope']:+.4f} per probe, t = {t}")
 
 
 def main() -> None:
@@ -187,7 +281,7 @@ def main() -> None:
     try:
         call_command("migrate", verbosity=0)
         if not args.database:
-            world_build(args.world)
+            world_build(args.world, yardstick=bool(args.probe))
         run = run_create(args)
         print(f"run {run.pk}: {args.steps} steps x {args.prompts_per_step} prompts x "
               f"{args.generations} generations, lr {args.lr}, policy "
