@@ -61,9 +61,16 @@ class LocalRewardModelJudge(JudgeBackend):
         missing = list({p.sha256: p for p in pictures if p.sha256 not in self._memo}.values())
         if missing:
             scorer = scorer_for(self.reward_model)
+            # The reward model's own thread count while it scores, and the
+            # caller's back after: a train worker's run has its own
+            # (PAINTRL_RUN_THREADS), which scoring must not leave changed.
+            threads = torch.get_num_threads()
             torch.set_num_threads(torch_threads())
-            images = np.stack([decode(p.data, scorer.image_size) for p in missing])
-            values = scorer.score(torch.from_numpy(images)).tolist()
+            try:
+                images = np.stack([decode(p.data, scorer.image_size) for p in missing])
+                values = scorer.score(torch.from_numpy(images)).tolist()
+            finally:
+                torch.set_num_threads(threads)
             with self._lock:
                 for picture, value in zip(missing, values, strict=True):
                     self._memo[picture.sha256] = float(value)

@@ -6,8 +6,8 @@ a rollout's are, a ProbeSample with its score). callback.py says when.
 The probe must leave training as it found it: sampling runs inside
 torch.random.fork_rng (so the step after a probe draws the same random
 numbers as without one, and a resume trains the same), in eval mode (then
-back), without gradients; the yardstick's scoring gets back the thread
-count it changes (pool.reward.conf.torch_threads).
+back), without gradients; the yardstick (the local judge) gives back the
+thread count it scores with (pool.reward.conf.torch_threads).
 
 Scores follow the reward rules: a sketch the gate rejected is no painting
 and scores 0; an unavailable render has no score (None), never 0."""
@@ -105,19 +105,13 @@ class Prober:
 
     def scores(self, outcomes: list[RenderOutcome]) -> list[float | None]:
         """Each sample's mean win probability against the references (module docstring)."""
-        import torch
-
         values: list[float | None] = [0.0 if o.status == REJECTED else None for o in outcomes]
         chosen = [i for i, o in enumerate(outcomes) if o.status == OK and o.png]
         if not chosen or not self.references:
             return values
         pairs = [(Picture(data=outcomes[i].png), reference)
                  for i in chosen for reference in self.references]
-        threads = torch.get_num_threads()
-        try:
-            answers = self.judge.compare(pairs, [""] * len(pairs))
-        finally:
-            torch.set_num_threads(threads)
+        answers = self.judge.compare(pairs, [""] * len(pairs))
         per = len(self.references)
         for n, i in enumerate(chosen):
             answered = [a for a in answers[n * per:(n + 1) * per] if a is not None]
