@@ -164,19 +164,29 @@ def _check_groups(subjects: list[str], groups: list[int]) -> None:
                                f"group {group} holds {first[group]!r} and {subject!r}")
 
 
+def completion_store(*, text: str, prompt: str, meta: dict, seed: int,
+                     outcome: RenderOutcome) -> tuple[Sketch, Render]:
+    """A policy's completion as a Sketch (origin rollout, so it joins the
+    grading queue) and its Render, stored by sketches.services.render_store
+    like every render: a rollout's (below) and a probe sample's (probe/)."""
+    sketch = sketch_create(code=extract_code(text) or text, prompt=prompt,
+                           origin=Sketch.Origin.ROLLOUT, meta=meta)
+    render = render_store(render=Render.objects.create(sketch=sketch, seed=seed),
+                          outcome=outcome)
+    return sketch, render
+
+
 def rollouts_store(*, run_id: int, step: int, prompts, texts, outcomes, seeds, values, totals,
                    advantages, tokens, num_generations: int) -> list[Rollout]:
-    """A Sketch (origin rollout), its Render (stored by sketches.services.render_store,
-    like every render) and a Rollout row per completion, in one transaction."""
+    """A Sketch and Render (completion_store) and a Rollout row per
+    completion, in one transaction."""
     rows = []
     with transaction.atomic():
         for i, text in enumerate(texts):
             group, index = divmod(i, num_generations)
-            sketch = sketch_create(
-                code=extract_code(text) or text, prompt=prompts[i], origin=Sketch.Origin.ROLLOUT,
+            sketch, render = completion_store(
+                text=text, prompt=prompts[i], seed=seeds[i], outcome=outcomes[i],
                 meta={"run": run_id, "step": step, "group": group, "index": index})
-            render = render_store(render=Render.objects.create(sketch=sketch, seed=seeds[i]),
-                                  outcome=outcomes[i])
             rows.append(Rollout(run_id=run_id, step=step, group=group, index=index,
                                 prompt=prompts[i], sketch=sketch, render=render,
                                 values=values[i], total=totals[i], advantage=advantages[i],

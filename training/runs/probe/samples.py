@@ -20,15 +20,13 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from pool.models import PoolMember, RewardModel
-from sketches.code_text import extract_code
-from sketches.models import Render, Sketch
 from sketches.rendering import OK, REJECTED, RenderOutcome
-from sketches.services import render_store, sketch_create
 
 from ...judges import Picture
 from ...judges.local import LocalRewardModelJudge
 from ...models import Probe, ProbeSample
 from ..config import GRPOConfig
+from ..rewards import completion_store
 
 
 @dataclass(frozen=True)
@@ -162,10 +160,9 @@ def _completion(tokenizer, row: list[int]) -> Sample:
 
 def probe_store(*, run_id: int, step: int, plan: ProbePlan, samples: list[Sample],
                 outcomes: list[RenderOutcome], scores: list[float | None]) -> Probe:
-    """The Probe and, per sample, a Sketch (origin rollout, meta saying probe),
-    its Render (sketches.services.render_store, like every render) and a
-    ProbeSample, in one transaction. A probe stored already (reached again by
-    a redelivered run) is kept as it was."""
+    """The Probe and, per sample, a Sketch and Render (rewards.completion_store,
+    the meta saying probe) and a ProbeSample, in one transaction. A probe
+    stored already (reached again by a redelivered run) is kept as it was."""
     with transaction.atomic():
         probe, created = Probe.objects.get_or_create(run_id=run_id, step=step)
         if not created:
@@ -174,14 +171,11 @@ def probe_store(*, run_id: int, step: int, plan: ProbePlan, samples: list[Sample
         for i, sample in enumerate(samples):
             prompt_index, index = divmod(i, plan.samples)
             prompt = plan.prompts[prompt_index]
-            sketch = sketch_create(
-                code=extract_code(sample.text) or sample.text, prompt=prompt,
-                origin=Sketch.Origin.ROLLOUT,
+            sketch, render = completion_store(
+                text=sample.text, prompt=prompt, seed=plan.seeds[prompt_index],
+                outcome=outcomes[i],
                 meta={"run": run_id, "step": step, "probe": True, "prompt": prompt_index,
                       "index": index})
-            render = render_store(
-                render=Render.objects.create(sketch=sketch, seed=plan.seeds[prompt_index]),
-                outcome=outcomes[i])
             rows.append(ProbeSample(probe=probe, prompt_index=prompt_index, index=index,
                                     prompt=prompt, sketch=sketch, render=render,
                                     score=scores[i], tokens=sample.tokens))
