@@ -186,8 +186,7 @@ def report(run) -> None:
     print(f"\nreward over {len(rewards)} steps: first third (steps 1-{result['third']}) mean "
           f"{result['first']:.3f}, last third mean {result['last']:.3f} "
           f"({result['last'] - result['first']:+.3f})")
-    t = "undefined" if result["t"] is None else f"{result['t']:.2f}"
-    print(f"least-squares slope {result['slope']:+.4f} per step, t = {t} "
+    print(f"least-squares slope {result['slope']:+.4f} per step, t = {t_text(result['t'])} "
           f"(n = {len(rewards)})")
     print(f"steps with no zero-spread group: {clean} of {len(flat)}")
     gate = [s.gate_pass for s in steps if s.gate_pass is not None]
@@ -199,9 +198,9 @@ def report(run) -> None:
           + f" (median total {statistics.median(totals):.1f})")
     adjusted = prompt_adjusted(run)
     if adjusted is not None:
-        t = "undefined" if adjusted["t"] is None else f"{adjusted['t']:.2f}"
         print(f"prompt-adjusted slope (each group's mean reward less its prompt's mean, "
-              f"{adjusted['n']} groups): {adjusted['slope']:+.4f} per step, t = {t}")
+              f"{adjusted['n']} groups): {adjusted['slope']:+.4f} per step, "
+              f"t = {t_text(adjusted['t'])}")
     probe_report(run)
 
 
@@ -210,8 +209,7 @@ def prompt_adjusted(run) -> dict | None:
     group's mean total less the mean of every group of its prompt, against
     the group's step (a step that drew hard prompts no longer reads as a
     fall)."""
-    import numpy as np
-
+    from training.diagnostics import least_squares
     from training.models import Rollout
 
     groups: dict[tuple[int, int], list[float]] = {}
@@ -226,20 +224,11 @@ def prompt_adjusted(run) -> dict | None:
         by_prompt.setdefault(prompts[key], []).append(mean)
     centre = {prompt: statistics.fmean(values) for prompt, values in by_prompt.items()}
     ordered = sorted(means)
-    if len(ordered) < 3:
-        return None
     steps = [step for step, _ in ordered]
-    values = [means[key] - centre[prompts[key]] for key in ordered]
-    # Several groups a step: fit against the steps themselves (reward_trend
-    # takes one value a step).
-    xs, ys = np.asarray(steps, dtype=float), np.asarray(values)
-    sxx = float(((xs - xs.mean()) ** 2).sum())
-    if sxx == 0:
+    if len(ordered) < 3 or len(set(steps)) < 2:
         return None
-    slope = float(((xs - xs.mean()) * (ys - ys.mean())).sum() / sxx)
-    residuals = ys - ys.mean() - slope * (xs - xs.mean())
-    se = (float((residuals ** 2).sum()) / (len(xs) - 2) / sxx) ** 0.5
-    return {"slope": slope, "t": slope / se if se > 0 else None, "n": len(xs)}
+    values = [means[key] - centre[prompts[key]] for key in ordered]
+    return {**least_squares(steps, values), "n": len(ordered)}
 
 
 def probe_report(run) -> None:
@@ -262,9 +251,13 @@ def probe_report(run) -> None:
     known = [m for m in means if m is not None]
     trend = reward_trend(known)
     if trend is not None:
-        t = "undefined" if trend["t"] is None else f"{trend['t']:.2f}"
         print(f"probe: first third {trend['first']:.3f}, last third {trend['last']:.3f}, "
-              f"slope {trend['slope']:+.4f} per probe, t = {t}")
+              f"slope {trend['slope']:+.4f} per probe, t = {t_text(trend['t'])}")
+
+
+def t_text(t: float | None) -> str:
+    """A t statistic as printed; None when the fit is exact."""
+    return "undefined" if t is None else f"{t:.2f}"
 
 
 def main() -> None:

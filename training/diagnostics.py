@@ -331,11 +331,18 @@ def reward_trend(values: Sequence[float]) -> dict | None:
     if n < 3:
         return None
     third = max(1, n // 3)
-    xs = np.arange(n, dtype=float)
     ys = np.asarray(values, dtype=float)
-    sxx = float(((xs - xs.mean()) ** 2).sum())
-    slope = float(((xs - xs.mean()) * (ys - ys.mean())).sum() / sxx)
-    residuals = ys - (ys.mean() + slope * (xs - xs.mean()))
-    se = math.sqrt(float((residuals ** 2).sum()) / (n - 2) / sxx)
     return {"first": float(ys[:third].mean()), "last": float(ys[-third:].mean()),
-            "slope": slope, "t": slope / se if se > 0 else None, "third": third, "n": n}
+            **least_squares(range(n), values), "third": third, "n": n}
+
+
+def least_squares(xs: Sequence[float], ys: Sequence[float]) -> dict:
+    """The least-squares slope of ys on xs and its t statistic (None when the
+    fit is exact); xs may repeat (several values a step). Needs 3 points and
+    two different xs."""
+    x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    sxx = float(((x - x.mean()) ** 2).sum())
+    slope = float(((x - x.mean()) * (y - y.mean())).sum() / sxx)
+    residuals = y - (y.mean() + slope * (x - x.mean()))
+    se = math.sqrt(float((residuals ** 2).sum()) / (len(x) - 2) / sxx)
+    return {"slope": slope, "t": slope / se if se > 0 else None}
