@@ -103,6 +103,17 @@ def tracked_rewards(run: TrainingRun) -> list[float]:
                                             key=lambda e: e.step)]
 
 
+def cancelled_at_a_boundary(run: TrainingRun, *, max_steps: int) -> list[int]:
+    """The steps of a run cancelled before `max_steps`, after checking it
+    stopped at a step boundary: steps 1..n each once, a checkpoint at n."""
+    assert run.status == Status.CANCELLED, run.error
+    done = steps_of(run)
+    assert done == list(range(1, len(done) + 1)) and len(done) < max_steps
+    assert run.checkpoint_step == done[-1]
+    assert (run_dir(run.pk) / f"checkpoint-{done[-1]}" / "trainer_state.json").is_file()
+    return done
+
+
 def train_worker_start(tmp_path, settings, **env):
     """A train worker as tests/train_worker.py starts one, with WORKER_ENV
     (and `env`); returns the process and the generator that stops it."""
@@ -187,11 +198,7 @@ class TestOnTheTrainWorker:
         assert "will stop at the end of step" in services.run_cancel(run=run).message
         wait_for(lambda: fresh(run).is_finished, timeout=120, worker=worker)
         run = fresh(run)
-        assert run.status == Status.CANCELLED, run.error
-        done = steps_of(run)
-        assert done == list(range(1, len(done) + 1)) and len(done) < 40
-        assert run.checkpoint_step == done[-1]
-        assert (run_dir(run.pk) / f"checkpoint-{done[-1]}" / "trainer_state.json").is_file()
+        cancelled_at_a_boundary(run, max_steps=40)
         assert "already finished (cancelled)" in services.run_cancel(run=run).message
 
     def test_a_killed_worker_leaves_a_run_that_resumes_with_each_step_once(
