@@ -91,6 +91,9 @@ def test_a_newcomer_walks_the_loop_from_the_pages(walk, live_server, newcomer):
     expect(step).to_contain_text("Grade.")
     expect(step).to_contain_text(f"{len(tiers)} renders wait for your grade")
     step.get_by_role("link", name="Open the grading page").click()
+    # The page takes keys once its script has started (it marks #grading with
+    # "js"); a key pressed before that is lost.
+    expect(page.locator("#grading.js")).to_be_attached()
     stage = page.locator("#stage")
     for graded in range(1, len(tiers) + 1):
         shown = int(stage.get_attribute("data-render"))
