@@ -134,30 +134,36 @@ def _handler_for(server: FakeVisionServer):
         def do_POST(self):
             number = server._enter(self.headers.get("Authorization"))
             try:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                with server._lock:
-                    server.bodies.append(body)
-                if server.delay_s:
-                    time.sleep(server.delay_s)
-                if self.path != "/v1/chat/completions":
-                    return self._send(404, {"error": {"message": "not found"}})
-                if server.api_key and self.headers.get("Authorization") != \
-                        f"Bearer {server.api_key}":
-                    return self._send(401, {"error": {"message": "invalid API key"}})
-                if number <= server.fail_first:
-                    headers = {"Retry-After": str(server.retry_after)} \
-                        if server.retry_after is not None else {}
-                    return self._send(server.fail_status, {"error": {"message": "failed"}},
-                                      headers)
-                return self._send(200, {
-                    "id": f"chatcmpl-{number}", "object": "chat.completion",
-                    "model": body.get("model"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant",
-                                             "content": server.answer(body)}}],
-                })
+                reply = self._reply(number)
             finally:
+                # Out of flight before the answer is written: once the client has
+                # it, it may send its next request before this thread runs on.
                 server._leave()
+            self._send(*reply)
+
+        def _reply(self, number: int) -> tuple:
+            """(status, payload[, headers]) for request `number`, after the delay."""
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            with server._lock:
+                server.bodies.append(body)
+            if server.delay_s:
+                time.sleep(server.delay_s)
+            if self.path != "/v1/chat/completions":
+                return 404, {"error": {"message": "not found"}}
+            if server.api_key and self.headers.get("Authorization") != \
+                    f"Bearer {server.api_key}":
+                return 401, {"error": {"message": "invalid API key"}}
+            if number <= server.fail_first:
+                headers = {"Retry-After": str(server.retry_after)} \
+                    if server.retry_after is not None else {}
+                return server.fail_status, {"error": {"message": "failed"}}, headers
+            return 200, {
+                "id": f"chatcmpl-{number}", "object": "chat.completion",
+                "model": body.get("model"),
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant",
+                                         "content": server.answer(body)}}],
+            }
 
         def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
             data = json.dumps(payload).encode()
