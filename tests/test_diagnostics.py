@@ -13,9 +13,11 @@ import pytest
 from training.diagnostics import (
     ADVANTAGE_EPS,
     SATURATED_WITHIN_STD,
+    first_reaching,
     grpo_advantages,
     pearson,
     rubric_diagnostics,
+    smoothed,
 )
 from training.rubrics import ABSOLUTE, LENGTH, PREFERENCE, PRESETS, SignalSpec, signal_specs
 
@@ -351,3 +353,23 @@ class TestJsonSafe:
     def test_mismatched_lengths_are_refused(self):
         with pytest.raises(ValueError, match="group labels"):
             rubric_diagnostics(V1, [{}], ["a", "b"])
+
+
+class TestReaching:
+    """The rubric race's arithmetic: a centred mean, and the first step at or above a level."""
+
+    def test_a_centred_mean_uses_what_exists_at_the_ends(self):
+        assert smoothed([0.0, 3.0, 6.0, 3.0]) == [1.5, 3.0, 4.0, 4.5]
+        assert smoothed([1.0, 2.0], window=1) == [1.0, 2.0]
+        with pytest.raises(ValueError, match="window must be at least 1"):
+            smoothed([1.0], window=0)
+
+    def test_one_lucky_point_does_not_reach_a_level(self):
+        steps = [0, 5, 10, 15, 20, 25]
+        values = [0.2, 0.6, 0.2, 0.3, 0.5, 0.5]
+        # Unsmoothed, step 5 would count; the centred mean first reaches 0.43 at step 20.
+        assert first_reaching(steps, values, 0.43, window=1) == 5
+        assert first_reaching(steps, values, 0.43) == 20
+        assert first_reaching(steps, values, 0.9) is None
+        with pytest.raises(ValueError, match="6 steps but 2 values"):
+            first_reaching(steps, [0.1, 0.2], 0.1)

@@ -11,6 +11,8 @@ from training.rubrics import (
     PRESETS,
     RubricError,
     SignalSpec,
+    ramp_target_at_scale,
+    ramp_target_set,
     rubric_specs,
     rubric_total,
     signal_specs,
@@ -151,3 +153,20 @@ def test_dropping_every_weighted_signal_is_refused():
                {"name": "watch", "kind": "preference", "weight": 0}]
     with pytest.raises(RubricError, match="dropping gate leaves no weighted signal"):
         rubric_specs(signals, [{"name": "gate", "kind": "gate", "weight": 1, "reason": "x"}])
+
+
+def test_v1_at_our_scale_asks_for_half_as_much_again_as_the_policy_starts_with():
+    assert ramp_target_at_scale(80.4, 256) == 121
+    # No more than a completion may hold: a target out of reach never saturates.
+    assert ramp_target_at_scale(200, 256) == 256
+    with pytest.raises(RubricError, match="above 0 tokens"):
+        ramp_target_at_scale(0, 256)
+    scaled = ramp_target_set(PRESETS["v1"]["signals"], 121)
+    ramps = [s for s in signal_specs(scaled) if s.kind == "length"]
+    assert [s.params for s in ramps] == [{"mode": "ramp", "target_tokens": 121}]
+    # Everything else is the preset's, and the preset itself is untouched.
+    assert [s for s in scaled if s["kind"] != "length"] == [
+        s for s in PRESETS["v1"]["signals"] if s["kind"] != "length"]
+    assert PRESETS["v1"]["signals"][2]["params"]["target_tokens"] == 3000
+    # A bound is not a ramp: v2 is left as it is.
+    assert ramp_target_set(PRESETS["v2"]["signals"], 121) == PRESETS["v2"]["signals"]

@@ -346,3 +346,26 @@ def least_squares(xs: Sequence[float], ys: Sequence[float]) -> dict:
     residuals = y - (y.mean() + slope * (x - x.mean()))
     se = math.sqrt(float((residuals ** 2).sum()) / (len(x) - 2) / sxx)
     return {"slope": slope, "t": slope / se if se > 0 else None}
+
+
+def smoothed(values: Sequence[float], window: int = 3) -> list[float]:
+    """Each value averaged with its neighbours, `window` wide and centred (at
+    the ends, what exists of it): one lucky point of a noisy curve, such as
+    a probe of 8 samples, no longer reads as the curve reaching a level, and
+    unlike a trailing mean it does not lag every curve by half a window."""
+    if window < 1:
+        raise ValueError(f"window must be at least 1, got {window}")
+    half = (window - 1) // 2
+    rest = window - 1 - half
+    return [float(np.mean(values[max(0, i - half):i + rest + 1])) for i in range(len(values))]
+
+
+def first_reaching(steps: Sequence[int], values: Sequence[float], level: float, *,
+                   window: int = 3) -> int | None:
+    """The first of `steps` at which the smoothed curve of `values` is at
+    least `level`, or None when it never is: how the rubric race reads "v2
+    reached v1's ceiling at step N"."""
+    if len(steps) != len(values):
+        raise ValueError(f"{len(steps)} steps but {len(values)} values")
+    return next((step for step, value in zip(steps, smoothed(values, window), strict=True)
+                 if value >= level), None)
