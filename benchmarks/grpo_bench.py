@@ -36,6 +36,7 @@ is flushed at the end, so a running demo's workers never see them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -260,8 +261,12 @@ def t_text(t: float | None) -> str:
     return "undefined" if t is None else f"{t:.2f}"
 
 
-def main() -> None:
-    args = arguments()
+@contextlib.contextmanager
+def world(args: argparse.Namespace, *, yardstick: bool):
+    """Django on the chosen database, or on a throwaway world built here (with
+    `yardstick`, one trained too); runs launched inside train in this process
+    (eager Celery). The queue database is flushed and the throwaway world
+    removed after."""
     scratch = environment(args)
     import django
 
@@ -274,15 +279,25 @@ def main() -> None:
     try:
         call_command("migrate", verbosity=0)
         if not args.database:
-            world_build(args.world, yardstick=bool(args.probe))
+            world_build(args.world, yardstick=yardstick)
+        # The Launch action's service queues a run; eager Celery trains it right here.
+        celery_app.conf.task_always_eager = True
+        yield
+    finally:
+        redis.Redis.from_url(BENCH_REDIS).flushdb()
+        if scratch is not None:
+            scratch.cleanup()
+
+
+def main() -> None:
+    args = arguments()
+    with world(args, yardstick=bool(args.probe)):
         run = run_create(args)
         print(f"run {run.pk}: {args.steps} steps x {args.prompts_per_step} prompts x "
               f"{args.generations} generations, lr {args.lr}, policy "
               f"{args.policy or 'built-in'}; load average {os.getloadavg()[0]:.2f}")
         from training.runs.services import run_launch
 
-        # The Launch action's service; eager Celery runs its task right here.
-        celery_app.conf.task_always_eager = True
         started = time.monotonic()
         run_launch(run=run)
         run.refresh_from_db()
@@ -290,11 +305,6 @@ def main() -> None:
               f"{': ' + run.error if run.error else ''}; load average "
               f"{os.getloadavg()[0]:.2f}")
         report(run)
-    finally:
-        redis.Redis.from_url(BENCH_REDIS).flushdb()
-        if scratch is not None:
-            scratch.cleanup()
-
 
 if __name__ == "__main__":
     main()

@@ -125,21 +125,8 @@ def measure(args: argparse.Namespace) -> None:
 
 def main() -> None:
     args = arguments()
-    scratch = grpo_bench.environment(args)
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    try:
-        call_command("migrate", verbosity=0)
-        if not args.database:
-            grpo_bench.world_build(args.world, yardstick=False)
+    with grpo_bench.world(args, yardstick=False):
         measure(args)
-    finally:
-        if scratch is not None:
-            scratch.cleanup()
-
 
 if __name__ == "__main__":
     main()

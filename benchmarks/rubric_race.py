@@ -361,31 +361,12 @@ def main() -> None:
             results["charts"] = charts_write(results, args.charts)
         print_report(results)
         return
-    scratch = grpo_bench.environment(args)
-    import django
-
-    django.setup()
-    import redis
-    from django.core.management import call_command
-
-    from paintrl_site.celery import app as celery_app
-
-    try:
-        call_command("migrate", verbosity=0)
-        if not args.database:
-            grpo_bench.world_build(args.world, yardstick=True)
-        # The Launch action's service queues the run; eager Celery trains it here.
-        celery_app.conf.task_always_eager = True
+    with grpo_bench.world(args, yardstick=True):
         results = race(args)
         if args.charts:
             results["charts"] = charts_write(results, args.charts)
         keep(args, results)
         print_report(results)
-    finally:
-        redis.Redis.from_url(grpo_bench.BENCH_REDIS).flushdb()
-        if scratch is not None:
-            scratch.cleanup()
-
 
 if __name__ == "__main__":
     main()
