@@ -1,0 +1,136 @@
+"""Which pairs of renders a curator should compare next: two renders of the
+same prompt, the pairs the active reward model is least sure of first.
+
+The model's opinion of a pair is the Bradley-Terry probability that one beats
+the other, sigmoid(score_a - score_b); it is least sure where that is nearest
+0.5. Scores come from Render.taste_score, and count only when given by the
+active model (conf.pair_score_label; renders scored by an older version sit
+on another scale). Pairs without two such scores come after, in a fixed
+scrambled order that spreads them over the prompts; with no active model
+that is every pair.
+
+A pair is open to a curator while they have neither compared (nor skipped)
+it nor hold it, and fewer than the overlap (PAINTRL_COMPARE_OVERLAP) seats
+are taken: a seat is a judgement (left, right or tie) or another curator's
+live claim. Reads only; pair_queue claims.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Q, Value
+from django.utils import timezone
+
+from . import conf
+from .models import Comparison, PairClaim
+from .selectors import renders_gradable
+
+# Within a prompt, only pairs at most this many places apart in score order
+# are candidates. The least sure pairs are neighbours in that order, and the
+# window keeps the work linear in the renders: a prompt with 1,000 renders
+# (a run's rollouts) would otherwise give half a million pairs a request.
+# Prompts of up to NEIGHBOURS + 1 renders offer every pair.
+NEIGHBOURS = 32
+# The scrambled order of pairs nobody's scores rank: a multiplicative hash
+# (Knuth's constant), so consecutive ids land far apart.
+_SCRAMBLE = 2654435761
+
+PairKey = tuple[int, int]  # (lower render id, higher render id): a pair, sides aside
+
+
+def pair_key(a: int, b: int) -> PairKey:
+    return (a, b) if a < b else (b, a)
+
+
+@dataclass(frozen=True)
+class CandidatePair:
+    low: int
+    high: int
+    # |sigmoid(score difference) - 0.5|: 0 is a coin toss for the model; None unscored.
+    certainty: float | None
+
+    @property
+    def key(self) -> PairKey:
+        return (self.low, self.high)
+
+
+@dataclass(frozen=True)
+class PairProgress:
+    mine: int  # pairs this curator has judged (skips aside)
+    remaining: int  # pairs still waiting for them: open, or held for them
+
+
+def certainty(score_a: float, score_b: float) -> float:
+    """How sure the model is which of two renders is better, 0 to 0.5."""
+    return abs(1.0 / (1.0 + math.exp(-(score_a - score_b))) - 0.5)
+
+
+def pairs_open(*, curator, now: datetime | None = None) -> list[CandidatePair]:
+    """Every pair open to `curator` (module docstring), least sure first."""
+    now = now or timezone.now()
+    overlap = conf.compare_overlap()
+    done, seats = _pairs_taken(curator=curator, now=now)
+    open_pairs = [p for p in _candidate_pairs() if p.key not in done and seats[p.key] < overlap]
+    return sorted(open_pairs, key=lambda p: (
+        p.certainty is None, p.certainty or 0.0, (p.low * _SCRAMBLE + p.high) % 2**32))
+
+
+def pair_progress(*, curator) -> PairProgress:
+    judged = Comparison.objects.filter(curator=curator,
+                                       choice__in=Comparison.JUDGEMENTS).count()
+    now = timezone.now()
+    held = PairClaim.objects.filter(curator=curator, expires__gt=now).count()
+    return PairProgress(mine=judged, remaining=len(pairs_open(curator=curator, now=now)) + held)
+
+
+def _candidate_pairs() -> list[CandidatePair]:
+    """Pairs of gradable renders sharing a prompt, within NEIGHBOURS of each
+    other in the active model's score order."""
+    label = conf.pair_score_label()
+    by_prompt: dict[str, list[tuple[int, float | None]]] = defaultdict(list)
+    rows = renders_gradable().exclude(sketch__prompt="").values_list(
+        "pk", "sketch__prompt", "taste_score", "taste_model")
+    for pk, prompt, score, model in rows:
+        by_prompt[prompt].append((pk, score if label and model == label else None))
+    pairs = []
+    for renders in by_prompt.values():
+        if len(renders) < 2:
+            continue
+        renders.sort(key=lambda r: (r[1] is None, r[1] or 0.0, r[0]))
+        for i, (a, score_a) in enumerate(renders):
+            for b, score_b in renders[i + 1:i + 1 + NEIGHBOURS]:
+                sure = (certainty(score_a, score_b)
+                        if score_a is not None and score_b is not None else None)
+                pairs.append(CandidatePair(*pair_key(a, b), certainty=sure))
+    return pairs
+
+
+def _pairs_taken(*, curator, now: datetime) -> tuple[set[PairKey], Counter[PairKey]]:
+    """The pairs closed to `curator` (compared, skipped or held by them) and
+    the seats taken on every pair. One statement, so a comparison that
+    replaces a claim in another transaction is seen as one or the other,
+    never neither."""
+    comparisons = Comparison.objects.order_by().values_list(
+        "curator_id", "left_id", "right_id", "choice")
+    claims = (PairClaim.objects.filter(Q(expires__gt=now) | Q(curator=curator)).order_by()
+              .values_list("curator_id", "left_id", "right_id", Value("claim")))
+    done: set[PairKey] = set()
+    seats: Counter[PairKey] = Counter()
+    for curator_id, left, right, kind in comparisons.union(claims, all=True):
+        key = pair_key(left, right)
+        if curator_id == curator.pk:
+            done.add(key)
+        elif kind != Comparison.Choice.SKIP:
+            seats[key] += 1
+    return done, seats
+
+
+
+def comparisons_recent(*, curator, limit: int = 10) -> list[Comparison]:
+    """The curator's latest comparisons, oldest first: what `u` can undo after a reload."""
+    rows = (Comparison.objects.filter(curator=curator)
+            .select_related("left__sketch", "right__sketch").order_by("-created", "-pk")[:limit])
+    return list(reversed(rows))
