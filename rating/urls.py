@@ -18,4 +18,6 @@ urlpatterns = [
     path("agreement/", agreement_views.agreement, name="agreement"),
     path("export/grades.jsonl", export_views.export_jsonl, name="export_jsonl"),
     path("export/dataset.zip", export_views.export_dataset, name="export_dataset"),
+    path("export/comparisons.jsonl", export_views.export_comparisons,
+         name="export_comparisons"),
 ]
