@@ -90,7 +90,7 @@ def pair_claim(*, curator, left_id: int, right_id: int) -> bool:
     key = pair_key(left_id, right_id)
     with transaction.atomic():
         _serialise()
-        if key not in {p.key for p in pairs_open(curator=curator)}:
+        if not any(p.key == key for p in pairs_open(curator=curator)):
             return False
         PairClaim.objects.create(curator=curator, left_id=left_id, right_id=right_id,
                                  expires=timezone.now() + conf.claim_ttl())

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Q, Value
+from django.db.models import Count, Max, Q, Sum, Value
 from django.utils import timezone
 
 from . import conf
@@ -34,6 +35,12 @@ from .selectors import renders_gradable
 # (a run's rollouts) would otherwise give half a million pairs a request.
 # Prompts of up to NEIGHBOURS + 1 renders offer every pair.
 NEIGHBOURS = 32
+# The candidate pairs, sorted, and what they were made from. Making them reads
+# every gradable render and sorts thousands of pairs (tens of ms for 1,664
+# renders on the 2-core machine, most of a comparing request); the check that
+# they still hold is one aggregate query. Per process, like Django's default
+# cache, but unpickled: the list is shared as it is.
+_CANDIDATES: dict = {}
 # The scrambled order of pairs nobody's scores rank: a multiplicative hash
 # (Knuth's constant), so consecutive ids land far apart.
 _SCRAMBLE = 2654435761
@@ -68,14 +75,13 @@ def certainty(score_a: float, score_b: float) -> float:
     return abs(1.0 / (1.0 + math.exp(-(score_a - score_b))) - 0.5)
 
 
-def pairs_open(*, curator, now: datetime | None = None) -> list[CandidatePair]:
-    """Every pair open to `curator` (module docstring), least sure first."""
+def pairs_open(*, curator, now: datetime | None = None) -> Iterator[CandidatePair]:
+    """The pairs open to `curator` (module docstring), least sure first,
+    lazily: the queue takes the first few and stops."""
     now = now or timezone.now()
     overlap = conf.compare_overlap()
     done, seats = _pairs_taken(curator=curator, now=now)
-    open_pairs = [p for p in _candidate_pairs() if p.key not in done and seats[p.key] < overlap]
-    return sorted(open_pairs, key=lambda p: (
-        p.certainty is None, p.certainty or 0.0, (p.low * _SCRAMBLE + p.high) % 2**32))
+    return (p for p in _candidate_pairs() if p.key not in done and seats[p.key] < overlap)
 
 
 def pair_progress(*, curator) -> PairProgress:
@@ -83,25 +89,38 @@ def pair_progress(*, curator) -> PairProgress:
                                        choice__in=Comparison.JUDGEMENTS).count()
     now = timezone.now()
     held = PairClaim.objects.filter(curator=curator, expires__gt=now).count()
-    return PairProgress(mine=judged, remaining=len(pairs_open(curator=curator, now=now)) + held)
+    remaining = sum(1 for _ in pairs_open(curator=curator, now=now))
+    return PairProgress(mine=judged, remaining=remaining + held)
 
 
 def _candidate_pairs() -> list[CandidatePair]:
     """Pairs of gradable renders sharing a prompt, within NEIGHBOURS of each
-    other in the active model's score order."""
+    other in the active model's score order, least sure first. Kept per
+    process while the renders, their scores and the active model are those
+    it was made from (_CANDIDATES)."""
     label = conf.pair_score_label()
+    renders = renders_gradable().exclude(sketch__prompt="")
+    made_from = (label, *renders.aggregate(
+        n=Count("pk"), top=Max("pk"), rendered=Max("rendered"), scores=Sum("taste_score"),
+        scored=Count("taste_model", filter=Q(taste_model=label or ""))).values())
+    if _CANDIDATES.get("made_from") != made_from:
+        pairs = _pairs_of(renders, label)
+        pairs.sort(key=lambda p: (p.certainty is None, p.certainty or 0.0,
+                                  (p.low * _SCRAMBLE + p.high) % 2**32))
+        _CANDIDATES.update(made_from=made_from, pairs=pairs)
+    return _CANDIDATES["pairs"]
+
+
+def _pairs_of(renders, label: str | None) -> list[CandidatePair]:
     by_prompt: dict[str, list[tuple[int, float | None]]] = defaultdict(list)
-    rows = renders_gradable().exclude(sketch__prompt="").values_list(
-        "pk", "sketch__prompt", "taste_score", "taste_model")
+    rows = renders.values_list("pk", "sketch__prompt", "taste_score", "taste_model")
     for pk, prompt, score, model in rows:
         by_prompt[prompt].append((pk, score if label and model == label else None))
     pairs = []
-    for renders in by_prompt.values():
-        if len(renders) < 2:
-            continue
-        renders.sort(key=lambda r: (r[1] is None, r[1] or 0.0, r[0]))
-        for i, (a, score_a) in enumerate(renders):
-            for b, score_b in renders[i + 1:i + 1 + NEIGHBOURS]:
+    for group in by_prompt.values():
+        group.sort(key=lambda r: (r[1] is None, r[1] or 0.0, r[0]))
+        for i, (a, score_a) in enumerate(group):
+            for b, score_b in group[i + 1:i + 1 + NEIGHBOURS]:
                 sure = (certainty(score_a, score_b)
                         if score_a is not None and score_b is not None else None)
                 pairs.append(CandidatePair(*pair_key(a, b), certainty=sure))

@@ -15,7 +15,8 @@ from pool.models import RewardModel
 from rating import services
 from rating.models import Comparison, PairClaim
 from rating.pair_queue import pairs_next
-from rating.pairs import certainty, pair_key, pair_progress, pairs_open
+from rating.pairs import certainty, pair_key, pair_progress
+from rating.pairs import pairs_open as pairs_open_lazily
 from tests.rating_data import curator_create, renders_create
 
 pytestmark = pytest.mark.django_db
@@ -42,6 +43,10 @@ def bob(db):
 
 def keys(batch) -> list[tuple[int, int]]:
     return [entry.key for entry in batch.entries]
+
+
+def pairs_open(*, curator) -> list:
+    return list(pairs_open_lazily(curator=curator))
 
 
 def scored(renders, scores, label="reward-model v1"):
