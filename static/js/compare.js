@@ -41,7 +41,6 @@
   let shownAt = 0;
   const upcoming = [];
   const gone = new Set(); // pair keys acted on in this page: never shown again unless undone
-  let fetching = false;
   let exhausted = data.exhausted;
 
   const pairKey = (entry) => [entry.left.id, entry.right.id].sort((a, b) => a - b).join("-");
@@ -104,26 +103,17 @@
 
   const queueRequest = () => ({ want: data.prefetch, have: haveKeys().join(",") });
 
-  async function topUp(renew = false) {
-    const held = upcoming.length + (current ? 1 : 0);
-    if (fetching || outbox.items.length) return;
-    if (!renew && (exhausted || held >= data.prefetch - 1)) return;
-    fetching = true;
-    try {
-      const url = new URL(data.urls.next, location.href);
-      for (const [k, v] of Object.entries(queueRequest())) url.searchParams.set(k, v);
-      const response = await fetch(url, { headers: { Accept: "application/json" }, redirect: "manual" });
-      if (!response.ok) return; // the outbox reports trouble; an empty stage says "Loading"
-      const body = await response.json();
+  const topUp = paintrl.createTopUp({
+    url: data.urls.next,
+    params: queueRequest,
+    wanted: () => !exhausted && upcoming.length + (current ? 1 : 0) < data.prefetch - 1,
+    idle: () => !outbox.items.length,
+    onAnswer: (body) => {
       exhausted = body.exhausted;
       receive(body.entries);
       if (!current) show(null);
-    } catch (err) {
-      // offline: the next action or the renew timer tries again
-    } finally {
-      fetching = false;
-    }
-  }
+    },
+  });
 
   // ---- the outbox ------------------------------------------------------------------
   const outbox = paintrl.createOutbox({

@@ -53,7 +53,6 @@
   const upcoming = [];
   const gone = new Set(); // renders acted on in this page: never shown again unless undone
   let after = data.after || 0; // reviewing: the last grade id received
-  let fetching = false;
   let exhausted = data.exhausted; // the server's last word: nothing more is open
 
   function prepare(entry) {
@@ -129,28 +128,18 @@
     return params;
   }
 
-  // Top up from rating:next when the outbox is idle (its answers top up too);
-  // `renew` asks even with a full queue, which keeps the claims alive.
-  async function topUp(renew = false) {
-    const held = upcoming.length + (current ? 1 : 0);
-    if (fetching || outbox.items.length) return;
-    if (!renew && (exhausted || held >= data.prefetch - 1)) return;
-    fetching = true;
-    try {
-      const url = new URL(data.urls.next, location.href);
-      for (const [k, v] of Object.entries({ ...data.query, ...queueRequest() })) url.searchParams.set(k, v);
-      const response = await fetch(url, { headers: { Accept: "application/json" }, redirect: "manual" });
-      if (!response.ok) return; // the outbox reports trouble; an empty stage says "Loading"
-      const body = await response.json();
+  // Top up from rating:next (outbox.js): what the page holds, and the filter.
+  const topUp = paintrl.createTopUp({
+    url: data.urls.next,
+    params: () => ({ ...data.query, ...queueRequest() }),
+    wanted: () => !exhausted && upcoming.length + (current ? 1 : 0) < data.prefetch - 1,
+    idle: () => !outbox.items.length,
+    onAnswer: (body) => {
       exhausted = body.exhausted;
       receive(body.entries);
       if (!current) show(null);
-    } catch (err) {
-      // offline: the next action or the renew timer tries again
-    } finally {
-      fetching = false;
-    }
-  }
+    },
+  });
 
   // ---- the outbox: actions saved in order, never dropped silently -------------
   const outbox = paintrl.createOutbox({

@@ -24,6 +24,29 @@
     return { img, ready: img.decode().catch(() => {}) };
   };
 
+  // The queue ahead, topped up from `url` (GET with params()) while the outbox
+  // is idle (its answers top up too) and wanted() says more would help;
+  // topUp(true) asks even then, which keeps the server's claims alive. A
+  // failed request is dropped: the outbox reports trouble, and the next
+  // action or renewal asks again.
+  paintrl.createTopUp = ({ url, params, wanted, idle, onAnswer }) => {
+    let fetching = false;
+    return async (renew = false) => {
+      if (fetching || !idle() || (!renew && !wanted())) return;
+      fetching = true;
+      try {
+        const target = new URL(url, location.href);
+        for (const [k, v] of Object.entries(params())) target.searchParams.set(k, v);
+        const response = await fetch(target, { headers: { Accept: "application/json" }, redirect: "manual" });
+        if (response.ok) onAnswer(await response.json());
+      } catch (err) {
+        // offline: the next action or the renew timer tries again
+      } finally {
+        fetching = false;
+      }
+    };
+  };
+
   // options: key (localStorage), url (where actions are posted), fields()
   // (what every request adds: the queue the browser holds), statusEl,
   // errorsEl, loginUrl, savedText ("All grades saved"), describe(op) (an
