@@ -13,8 +13,9 @@ there is no row to lock with SKIP LOCKED as the grading queue does. Instead,
 on PostgreSQL, "find the open pairs and claim them" runs under one
 transaction-level advisory lock: two curators topping up at once take turns,
 and the second reads the first's claims (its statements start after the
-first commits, READ COMMITTED). The step is one read of renders, comparisons
-and claims, and comes once every TOP_UP_AT actions. SQLite serialises
+first commits, READ COMMITTED). Under the lock: one statement counting seats
+(rating.pairs), and the insert; the candidate pairs, the same for every
+curator, are read before it. The step comes once every TOP_UP_AT actions. SQLite serialises
 writers, which keeps one curator correct.
 """
 from __future__ import annotations
@@ -30,7 +31,7 @@ from sketches.models import Render
 
 from . import conf
 from .models import PairClaim
-from .pairs import PairKey, pair_key, pairs_open
+from .pairs import PairKey, candidate_pairs, pair_key, pairs_open
 from .queue import ENTRY_FIELDS, TOP_UP_AT
 
 # Any fixed number: the advisory lock that serialises claiming pairs.
@@ -71,10 +72,11 @@ def pairs_next(*, curator, want: int, have: Collection[PairKey] = ()) -> PairBat
     topping_up = need >= min(TOP_UP_AT, want)
     new: list[tuple[int, int]] = []
     if topping_up:
+        candidates = candidate_pairs()  # the same for every curator: read before the lock
         with transaction.atomic():
             _serialise()
-            new = _claim(curator=curator, keys=(p.key for p in pairs_open(curator=curator)),
-                         need=need)
+            new = _claim(curator=curator, need=need, keys=(
+                p.key for p in pairs_open(curator=curator, candidates=candidates)))
     have = set(have)
     sides = [s for s in held + new if pair_key(*s) not in have]
     renders = Render.objects.select_related("sketch").only(*ENTRY_FIELDS).in_bulk(
@@ -88,9 +90,10 @@ def pair_claim(*, curator, left_id: int, right_id: int) -> bool:
     """Hold one given pair for `curator` on the given sides (as when they undo
     a comparison) if it is still open to them. True if they now hold it."""
     key = pair_key(left_id, right_id)
+    candidates = candidate_pairs()
     with transaction.atomic():
         _serialise()
-        if not any(p.key == key for p in pairs_open(curator=curator)):
+        if not any(p.key == key for p in pairs_open(curator=curator, candidates=candidates)):
             return False
         PairClaim.objects.create(curator=curator, left_id=left_id, right_id=right_id,
                                  expires=timezone.now() + conf.claim_ttl())
