@@ -79,7 +79,7 @@ class SkipAdmin(admin.ModelAdmin):
 
 @admin.register(GradingSettings)
 class GradingSettingsAdmin(admin.ModelAdmin):
-    fields = ("overlap", "guidelines", "updated", "updated_by")
+    fields = ("overlap", "compare_overlap", "guidelines", "updated", "updated_by")
     readonly_fields = ("updated", "updated_by")
 
     def has_add_permission(self, request):
@@ -97,5 +97,6 @@ class GradingSettingsAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         saved = grading_settings_update(overlap=obj.overlap, guidelines=obj.guidelines,
-                                        updated_by=request.user)
+                                        updated_by=request.user,
+                                        compare_overlap=obj.compare_overlap)
         obj.pk, obj.updated, obj.updated_by = saved.pk, saved.updated, saved.updated_by

@@ -116,6 +116,10 @@ class GradingSettings(models.Model):
     overlap = models.PositiveSmallIntegerField(
         null=True, blank=True, validators=[MinValueValidator(1)],
         help_text="How many curators grade each render. Empty: PAINTRL_GRADE_OVERLAP.")
+    compare_overlap = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text="How many curators compare each pair of renders. "
+                  "Empty: PAINTRL_COMPARE_OVERLAP.")
     guidelines = models.TextField(
         blank=True, help_text="Shown to curators beside the picture on the grading page. "
                               "Plain text; blank lines separate paragraphs.")

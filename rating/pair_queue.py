@@ -5,7 +5,7 @@ sides, and the comparison records them.
 
 Claims work as the grading queue's (rating.queue): the browser holds
 PAINTRL_GRADE_PREFETCH pairs, each claim is a seat on its pair towards the
-overlap (PAINTRL_COMPARE_OVERLAP), claims lapse after PAINTRL_CLAIM_TTL_S
+overlap (selectors.compare_overlap()), claims lapse after PAINTRL_CLAIM_TTL_S
 unless renewed, and the queue is topped up once TOP_UP_AT short.
 
 Why claiming is safe with several curators: a pair is two render rows, so

@@ -10,7 +10,8 @@ scrambled order that spreads them over the prompts; with no active model
 that is every pair.
 
 A pair is open to a curator while they have neither compared (nor skipped)
-it nor hold it, and fewer than the overlap (PAINTRL_COMPARE_OVERLAP) seats
+it nor hold it, and fewer than the overlap (the site's grading settings, else
+PAINTRL_COMPARE_OVERLAP) seats
 are taken: a seat is a judgement (left, right or tie) or another curator's
 live claim. Reads only; pair_queue claims.
 """
@@ -28,7 +29,7 @@ from django.utils import timezone
 
 from . import conf
 from .models import Comparison, PairClaim
-from .selectors import renders_gradable
+from .selectors import compare_overlap, renders_gradable
 
 # Within a prompt, only pairs at most this many places apart in score order
 # are candidates. The least sure pairs are neighbours in that order, and the
@@ -106,7 +107,7 @@ def pairs_open(*, curator, now: datetime | None = None,
     now = now or timezone.now()
     if candidates is None:
         candidates = candidate_pairs()
-    closed = _pairs_closed(curator_id=curator.pk, now=now, overlap=conf.compare_overlap())
+    closed = _pairs_closed(curator_id=curator.pk, now=now, overlap=compare_overlap())
     return (p for p in candidates if p.key not in closed)
 
 

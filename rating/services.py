@@ -192,12 +192,14 @@ def _pair_rows(model, curator, a: int, b: int):
                                 curator=curator)
 
 
-def grading_settings_update(*, overlap: int | None, guidelines: str, updated_by) -> GradingSettings:
+def grading_settings_update(*, overlap: int | None, guidelines: str, updated_by,
+                            compare_overlap: int | None = None) -> GradingSettings:
     """Save the site's grading settings (the one row) and drop the cached copy,
     now and again once the transaction commits (so a request that read the old
     row meanwhile cannot leave it cached)."""
     row = GradingSettings(pk=GradingSettings.SINGLETON_PK, overlap=overlap,
-                          guidelines=guidelines.strip(), updated_by=updated_by)
+                          compare_overlap=compare_overlap, guidelines=guidelines.strip(),
+                          updated_by=updated_by)
     row.full_clean(validate_unique=False)
     row.save()
     cache.delete(GRADING_SETTINGS_CACHE_KEY)
