@@ -13,13 +13,12 @@ import threading
 from collections import Counter
 
 from django.db import connection
-from django.test import Client
 from django.urls import reverse
 
 from rating.models import Comparison, PairClaim
 from rating.pairs import pair_key
 from sketches.models import Render, Sketch, code_hash
-from tests.postgresql import on_postgresql
+from tests.postgresql import clients_logged_in, on_postgresql, run_at_once
 from tests.rating_data import curator_create
 
 CURATORS = 4
@@ -41,11 +40,7 @@ def test_four_curators_comparing_at_once_never_exceed_the_overlap_or_repeat_a_pa
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     curators = [curator_create(f"curator{i}") for i in range(CURATORS)]
-    clients = []
-    for curator in curators:
-        client = Client()
-        client.force_login(curator)
-        clients.append(client)
+    clients = clients_logged_in(curators)
 
     start = threading.Barrier(CURATORS)
     handed: dict[int, list[str]] = {}
@@ -82,11 +77,7 @@ def test_four_curators_comparing_at_once_never_exceed_the_overlap_or_repeat_a_pa
             handed[index], compared[index] = seen, mine
             connection.close()  # each thread's own connection, or the test DB cannot be dropped
 
-    threads = [threading.Thread(target=compare_as, args=(i,)) for i in range(CURATORS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_at_once(compare_as, CURATORS)
 
     assert errors == []
     for index, seen in handed.items():
