@@ -23,6 +23,14 @@ graded set) and four curators grading the same queue at once:
 Targets (issue 4): server p95 <= 30 ms; keypress-to-painted p95 <= 150 ms.
 It prints figures and PASS/MISS lines and asserts nothing.
 
+With --compare, the same questions for the comparing page (issue 17): the
+renders come in prompts of PER_PROMPT, scored by an active reward model so
+pairs are chosen least sure first; (a') four curators compare over HTTP at a
+brisk pace ("compare and fetch next": one POST to rating:compare_act), and
+(b) one compares by keyboard in Chromium, "painted" being the later of the
+pair's two images (Element Timing). Targets: server p95 <= 30 ms, keypress to
+next pair painted p95 <= 150 ms.
+
 The server runs in subprocesses of this script, one per core sharing one port
 as a production server's workers would: Django's threaded WSGI server (the one
 behind runserver) with persistent database connections
@@ -31,6 +39,7 @@ database (dropped and recreated each run) and a temporary media folder.
 
     .venv/bin/python benchmarks/rating_bench.py [--renders 1664] [--grades-each 200]
         [--keypresses 150] [--database-url postgres://postgres@127.0.0.1:5432/paintrl_rating_bench]
+        [--compare]
 
 Figures depend on the machine and what else runs on it; compare runs on the
 same machine only.
@@ -70,6 +79,8 @@ PREFETCH = 5
 BROWSER_PAUSE_S = 0.25
 COMPANION_PAUSE_S = 0.25
 RENDER_SIDE = 512
+# --compare: renders per prompt (8 give 28 pairs a prompt: 5,824 pairs of 1,664 renders).
+PER_PROMPT = 8
 CSRF_SECRET = "b" * 32  # any 32 characters: sent as cookie and header alike
 
 
@@ -141,8 +152,10 @@ def png_bytes(index: int) -> bytes:
     return buffer.getvalue()
 
 
-def seed(renders: int) -> list:
-    """`renders` gradable renders with images on disk, and four curators."""
+def seed(renders: int, per_prompt: int = 1) -> list:
+    """`renders` gradable renders with images on disk, and four curators.
+    With `per_prompt` above 1 the renders share prompts that many at a time,
+    and an active reward model has scored them (the comparing queue's order)."""
     from django.core.files.storage import default_storage
     from django.db import connection
     from django.utils import timezone
@@ -155,8 +168,9 @@ def seed(renders: int) -> list:
     code = "function setup(){ createCanvas(512, 512); brush.line(10, 10, 500, 500); }"
     sketches = Sketch.objects.bulk_create([
         Sketch(code=code, code_sha256=code_hash(code), origin=origins[i % len(origins)],
-               prompt=f"a {subjects[i % len(subjects)]} in watercolour, study {i}",
-               meta={"subject": subjects[i % len(subjects)]})
+               prompt=f"a {subjects[i // per_prompt % len(subjects)]} in watercolour, "
+                      f"study {i // per_prompt}",
+               meta={"subject": subjects[i // per_prompt % len(subjects)]})
         for i in range(renders)])
     now = timezone.now()
     rows = []
@@ -164,6 +178,15 @@ def seed(renders: int) -> list:
         name = default_storage.save(f"renders/bench/{sketch.pk}.png", io.BytesIO(png_bytes(i)))
         rows.append(Render(sketch=sketch, seed=0, status=Render.Status.OK, png=name,
                            width=RENDER_SIDE, height=RENDER_SIDE, rendered=now))
+    if per_prompt > 1:
+        from pool.models import RewardModel
+        from pool.reward.scoring import model_label
+
+        model = RewardModel.objects.create(version=1, status=RewardModel.Status.DONE,
+                                           active=True)
+        rng = random.Random(0)
+        for row in rows:
+            row.taste_score, row.taste_model = rng.gauss(0, 1.5), model_label(model)
     Render.objects.bulk_create(rows)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")  # as autovacuum would after a bulk import
@@ -187,11 +210,10 @@ def session_cookie(user) -> str:
 
 
 def grading_reset() -> None:
-    from rating.models import Claim, Grade, Skip
+    from rating.models import Claim, Comparison, Grade, PairClaim, Skip
 
-    Claim.objects.all().delete()
-    Skip.objects.all().delete()
-    Grade.objects.all().delete()
+    for model in (Claim, Skip, Grade, PairClaim, Comparison):
+        model.objects.all().delete()
 
 
 def free_port() -> int:
@@ -280,10 +302,31 @@ class HttpCurator:
         return *server, round_trip
 
 
+class HttpComparer(HttpCurator):
+    """One curator comparing over HTTP the way compare.js does: hold a few
+    pairs, post each choice with the pairs it still holds."""
+
+    def start(self) -> None:
+        body, _, _ = self.request("GET", f"/rate/compare/next/?want={PREFETCH}")
+        self.upcoming = [e["key"] for e in body["entries"]]
+
+    def grade_next(self, rng: random.Random) -> tuple[float, float, float] | None:
+        if not self.upcoming:
+            return None
+        left, right = self.upcoming.pop(0).split("-")
+        body, server, round_trip = self.request("POST", "/rate/compare/act/", {
+            "op": "compare", "left": left, "right": right,
+            "choice": rng.choice(["left", "right", "tie"]), "shown_ms": 1400,
+            "want": PREFETCH, "have": ",".join(self.upcoming)})
+        self.upcoming += [e["key"] for e in body["entries"]]
+        return *server, round_trip
+
+
 def run_http_curators(port: int, sessions: list[str], grades_each: int, timings: Timings,
-                      pause_s: float = 0.0, stop: threading.Event | None = None) -> None:
+                      pause_s: float = 0.0, stop: threading.Event | None = None,
+                      kind: type[HttpCurator] = HttpCurator) -> None:
     def work(index: int) -> None:
-        curator, rng = HttpCurator(port, sessions[index]), random.Random(index)
+        curator, rng = kind(port, sessions[index]), random.Random(index)
         try:
             curator.start()
             for _ in range(grades_each):
@@ -310,30 +353,55 @@ def run_http_curators(port: int, sessions: list[str], grades_each: int, timings:
 
 # ---- the browser curator ------------------------------------------------------------
 
+@dataclass(frozen=True)
+class PageSpec:
+    """What the browser curator drives: the grading page, or the comparing page."""
+
+    path: str
+    ready: str  # the element the page's script marks once it runs
+    stage_img: str  # the stage's image(s), loaded before the first key
+    keys: tuple[str, ...]  # pressed at random
+    act: str  # the action endpoint, whose Server-Timing is collected
+    shown_event: str  # the page's event when the next item is on stage
+    images: int  # images painted per keypress: the new item's
+
+
+GRADING_PAGE = PageSpec("/rate/", "#grading.js", "#stage img", ("1", "2", "3"), "/rate/act/",
+                        "grading:shown", 1)
+COMPARING_PAGE = PageSpec("/rate/compare/", "#comparing.js", "#pair-stage img",
+                          ("ArrowLeft", "ArrowRight", "1", "2", "t"), "/rate/compare/act/",
+                          "compare:shown", 2)
+
 # Installed before the page's own scripts: a capture-phase keydown listener
-# stamps the key, Element Timing reports when the swapped-in image is painted,
-# and the page's grading:shown event gives the next-animation-frame time too.
+# stamps the key, Element Timing reports when the swapped-in image(s) are
+# painted (the later of a pair's two), and the page's "shown" event gives the
+# next-animation-frame time too.
 PAGE_PROBE = """
-window.__bench = { t0: null, painted: [], frame: [], server: [], cpu: [] };
+const spec = __SPEC__;
+window.__bench = { t0: null, waiting: 0, latest: 0, painted: [], frame: [], server: [], cpu: [] };
 document.addEventListener("keydown", (e) => {
-  if ("123lon".includes(e.key)) window.__bench.t0 = performance.now();
+  if (!spec.keys.includes(e.key)) return;
+  Object.assign(window.__bench, { t0: performance.now(), waiting: spec.images, latest: 0 });
 }, true);
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     const b = window.__bench;
-    if (b.t0 !== null && entry.renderTime) b.painted.push(entry.renderTime - b.t0);
+    if (b.t0 === null || !entry.renderTime || entry.renderTime < b.t0 || !b.waiting) continue;
+    b.latest = Math.max(b.latest, entry.renderTime);
+    b.waiting -= 1;
+    if (!b.waiting) b.painted.push(b.latest - b.t0);
   }
 }).observe({ type: "element", buffered: false });
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
-    if (!entry.name.includes("/rate/act/")) continue;
+    if (!entry.name.includes(spec.act)) continue;
     for (const t of entry.serverTiming || []) {
       if (t.name === "wsgi") window.__bench.server.push(t.duration);
       if (t.name === "cpu") window.__bench.cpu.push(t.duration);
     }
   }
 }).observe({ type: "resource", buffered: false });
-document.addEventListener("grading:shown", () => {
+document.addEventListener(spec.shown, () => {
   const b = window.__bench;
   if (b.t0 === null) return;
   const t0 = b.t0;
@@ -342,24 +410,27 @@ document.addEventListener("grading:shown", () => {
 """
 
 
-def run_browser(port: int, session: str, keypresses: int) -> dict:
+def run_browser(port: int, session: str, keypresses: int, spec: PageSpec = GRADING_PAGE) -> dict:
     from playwright.sync_api import sync_playwright
 
     base = f"http://127.0.0.1:{port}"
     chromium = os.environ.get("PAINTRL_CHROMIUM_PATH", "/usr/bin/chromium")
+    probe = PAGE_PROBE.replace("__SPEC__", json.dumps(
+        {"keys": spec.keys, "images": spec.images, "act": spec.act, "shown": spec.shown_event}))
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, headless=True)
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         context.add_cookies([{"name": "sessionid", "value": session, "url": base}])
-        context.add_init_script(PAGE_PROBE)
+        context.add_init_script(probe)
         page = context.new_page()
-        page.goto(f"{base}/rate/")
-        page.wait_for_selector("#grading.js")
-        page.wait_for_function("() => document.querySelector('#stage img')?.complete")
+        page.goto(f"{base}{spec.path}")
+        page.wait_for_selector(spec.ready)
+        page.wait_for_function(f"() => [...document.querySelectorAll('{spec.stage_img}')]"
+                               ".every(img => img.complete)")
         page.wait_for_timeout(500)  # let the first preloads land, as a curator's first look would
         rng = random.Random(7)
         for i in range(keypresses):
-            page.keyboard.press(rng.choice("123"))
+            page.keyboard.press(rng.choice(spec.keys))
             page.wait_for_function(f"() => window.__bench.frame.length > {i}")
             page.wait_for_timeout(BROWSER_PAUSE_S * 1000)
         page.wait_for_function(
@@ -414,6 +485,68 @@ def http_phase(title: str, port: int, sessions: list[str], grades_each: int,
     return timings
 
 
+def browser_phase(title: str, port: int, sessions: list[str], keypresses: int, *,
+                  renders: int, spec: PageSpec = GRADING_PAGE,
+                  kind: type[HttpCurator] = HttpCurator) -> tuple[Timings, dict]:
+    """One curator by keyboard in Chromium while the others act over HTTP."""
+    print(f"\n{title}, one every {BROWSER_PAUSE_S * 1000:.0f} ms, while {CURATORS - 1} "
+          f"curators act over HTTP about every {COMPANION_PAUSE_S * 1000:.0f} ms")
+    companions, stop = Timings(), threading.Event()
+    background = threading.Thread(target=run_http_curators, args=(
+        port, sessions[1:], renders, companions, COMPANION_PAUSE_S, stop, kind))
+    background.start()
+    try:
+        browser = run_browser(port, sessions[0], keypresses, spec)
+    finally:
+        stop.set()
+        background.join()
+    item = "pair" if spec is COMPARING_PAGE else "image"
+    print(line(f"keypress to next {item} painted (ms)", browser["painted"]))
+    print(line("keypress to next animation frame (ms)", browser["frame"]))
+    print(line("server, the browser's actions (ms)", browser["server"]))
+    print(line("server, the other curators' actions (ms)", companions.server_ms))
+    print(line("  CPU, all actions (ms)", companions.cpu_ms + browser["cpu"]))
+    print(f"  browser saved {browser['saved']} actions; other curators: "
+          f"{len(companions.server_ms)} actions, errors: {companions.errors or 'none'}")
+    print(f"  {comparison_check() if spec is COMPARING_PAGE else database_check()}")
+    return companions, browser
+
+
+def comparison_check() -> str:
+    from rating.models import Comparison
+    from rating.pairs import pair_key
+
+    keys = [pair_key(a, b) for a, b in Comparison.objects.values_list("left", "right")]
+    return (f"database: {len(keys)} comparisons of {len(set(keys))} pairs "
+            f"(no pair twice at overlap 1: {len(keys) == len(set(keys))})")
+
+
+def compare_main(port: int, sessions: list[str], args) -> None:
+    """(a') and (b) for the comparing page (module docstring)."""
+    print(f"\n(a') {CURATORS} curators compare over HTTP, one pair every "
+          f"{COMPANION_PAUSE_S * 1000:.0f} ms on average each, {args.paced_grades} each")
+    paced = Timings()
+    run_http_curators(port, sessions, args.paced_grades, paced, COMPANION_PAUSE_S,
+                      kind=HttpComparer)
+    print(line("server: compare and fetch next (ms)", paced.server_ms))
+    print(line("  of which CPU in the serving thread (ms)", paced.cpu_ms))
+    print(line("client round trip (ms)", paced.round_trip_ms))
+    print(f"  errors: {paced.errors or 'none'}; {comparison_check()}")
+    grading_reset()
+    companions, browser = browser_phase(
+        f"(b) Chromium: {args.keypresses} pairs compared by keyboard", port, sessions,
+        args.keypresses, renders=args.renders, spec=COMPARING_PAGE, kind=HttpComparer)
+    print()
+    print(verdict("server, compare and fetch next, 4 curators at a brisk pace",
+                  percentiles(paced.server_ms)[1], TARGET_SERVER_P95_MS))
+    print(verdict("server, compare and fetch next, while the browser compares",
+                  percentiles(companions.server_ms + browser["server"])[1],
+                  TARGET_SERVER_P95_MS))
+    print(verdict("keypress to next pair painted", percentiles(browser["painted"]
+                                                               or browser["frame"])[1],
+                  TARGET_PAINT_P95_MS))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--renders", type=int, default=1664)
@@ -426,6 +559,8 @@ def main() -> None:
                         default=os.environ.get("PAINTRL_BENCH_DATABASE_URL", DEFAULT_DATABASE_URL))
     parser.add_argument("--server-processes", type=int, default=os.cpu_count() or 1,
                         help="server processes sharing the port (default: one per core)")
+    parser.add_argument("--compare", action="store_true",
+                        help="measure the comparing page instead of the grading page")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -450,7 +585,7 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     started = time.perf_counter()
-    curators = seed(args.renders)
+    curators = seed(args.renders, PER_PROMPT if args.compare else 1)
     sessions = [session_cookie(c) for c in curators]
     print(f"seeded {args.renders} renders ({RENDER_SIDE} px PNGs) and {CURATORS} curators "
           f"in {time.perf_counter() - started:.1f} s; database {args.database_url}")
@@ -464,6 +599,9 @@ def main() -> None:
     try:
         for server in servers:
             wait_until_up(port, server)
+        if args.compare:
+            compare_main(port, sessions, args)
+            return
         server_a = http_phase(f"(a) {CURATORS} curators over HTTP, flat out, "
                               f"{args.grades_each} grades each", port, sessions,
                               args.grades_each, pause_s=0.0)
@@ -473,27 +611,9 @@ def main() -> None:
             f"{COMPANION_PAUSE_S * 1000:.0f} ms on average each, {args.paced_grades} grades each",
             port, sessions, args.paced_grades, pause_s=COMPANION_PAUSE_S)
         grading_reset()
-        print(f"\n(b) Chromium: {args.keypresses} grades by keyboard, one every "
-              f"{BROWSER_PAUSE_S * 1000:.0f} ms, while {CURATORS - 1} curators grade over "
-              f"HTTP about every {COMPANION_PAUSE_S * 1000:.0f} ms")
-        companions, stop = Timings(), threading.Event()
-        background = threading.Thread(target=run_http_curators, args=(
-            port, sessions[1:], args.renders, companions, COMPANION_PAUSE_S, stop))
-        background.start()
-        try:
-            browser = run_browser(port, sessions[0], args.keypresses)
-        finally:
-            stop.set()
-            background.join()
-        print(line("keypress to next image painted (ms)", browser["painted"]))
-        print(line("keypress to next animation frame (ms)", browser["frame"]))
-        print(line("server, the browser's grades (ms)", browser["server"]))
-        print(line("server, the other curators' grades (ms)", companions.server_ms))
-        print(line("  CPU, all grades (ms)", companions.cpu_ms + browser["cpu"]))
-        print(f"  browser saved {browser['saved']} actions; other curators: "
-              f"{len(companions.server_ms)} grades, errors: {companions.errors or 'none'}")
-        print(f"  {database_check()}")
-
+        companions, browser = browser_phase(
+            f"(b) Chromium: {args.keypresses} grades by keyboard", port, sessions,
+            args.keypresses, renders=args.renders)
         print()
         print(verdict("server, grade and fetch next, 4 curators flat out",
                       percentiles(server_a.server_ms)[1], TARGET_SERVER_P95_MS))

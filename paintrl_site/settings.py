@@ -250,6 +250,14 @@ PAINTRL_GRADE_PREFETCH = env_int("PAINTRL_GRADE_PREFETCH", 5)
 # Empty disables it. The default orders by the active reward model's scores.
 PAINTRL_INFORMATIVE_ORDER = os.environ.get(
     "PAINTRL_INFORMATIVE_ORDER", "pool.reward.selectors.informative_order") or None
+# Comparing pairs: how many curators may be handed each pair of renders (1 for
+# labelling, 2 or more to measure agreement on comparisons).
+PAINTRL_COMPARE_OVERLAP = env_int("PAINTRL_COMPARE_OVERLAP", 1)
+# Dotted path to `label() -> str | None`: the Render.taste_model label whose
+# scores pick the pairs the reward model is least sure of; None (no active
+# model) leaves the pairs in no particular order. The pool app provides one.
+PAINTRL_PAIR_SCORE_LABEL = os.environ.get(
+    "PAINTRL_PAIR_SCORE_LABEL", "pool.reward.selectors.score_label_active") or None
 
 # --- Reward model (pool/reward/conf.py reads these) ---------------------
 # A local folder with a transformers vision model (CLIP, SigLIP...): when set,

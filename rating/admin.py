@@ -8,7 +8,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
 
-from .models import Claim, Grade, GradeChange, GradingSettings, Skip
+from .models import Claim, Comparison, Grade, GradeChange, GradingSettings, Skip
 from .services import grading_settings_update
 
 
@@ -32,6 +32,22 @@ class GradeAdmin(admin.ModelAdmin):
     readonly_fields = ("render", "curator", "value", "shown_ms", "source", "created", "updated")
     date_hierarchy = "created"
     inlines = [GradeChangeInline]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(Comparison)
+class ComparisonAdmin(admin.ModelAdmin):
+    """Read and delete only: comparisons are made on the comparing page."""
+
+    list_display = ("id", "curator", "left", "right", "choice", "shown_ms", "source", "created")
+    list_filter = ("choice", "source", "curator")
+    search_fields = ("prompt", "curator__username")
+    raw_id_fields = ("left", "right")
+    readonly_fields = ("curator", "left", "right", "prompt", "choice", "shown_ms", "source",
+                       "created")
+    date_hierarchy = "created"
 
     def has_add_permission(self, request):
         return False
@@ -63,7 +79,7 @@ class SkipAdmin(admin.ModelAdmin):
 
 @admin.register(GradingSettings)
 class GradingSettingsAdmin(admin.ModelAdmin):
-    fields = ("overlap", "guidelines", "updated", "updated_by")
+    fields = ("overlap", "compare_overlap", "guidelines", "updated", "updated_by")
     readonly_fields = ("updated", "updated_by")
 
     def has_add_permission(self, request):
@@ -81,5 +97,6 @@ class GradingSettingsAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         saved = grading_settings_update(overlap=obj.overlap, guidelines=obj.guidelines,
-                                        updated_by=request.user)
+                                        updated_by=request.user,
+                                        compare_overlap=obj.compare_overlap)
         obj.pk, obj.updated, obj.updated_by = saved.pk, saved.updated, saved.updated_by

@@ -1,5 +1,6 @@
 """The agreement page: how far curators agree, pair by pair, each curator
-against the others, and the renders they disagree on most, linked for review."""
+against the others, the renders they disagree on most, linked for review, and
+how often two curators comparing the same pair of renders chose alike."""
 from __future__ import annotations
 
 from django.shortcuts import render
@@ -7,6 +8,7 @@ from django.views.decorators.http import require_GET
 
 from .access import staff_required
 from .agreement_report import LABELS, agreement_report
+from .comparison_agreement import comparison_agreement
 from .curator_stats import SESSION_GAP, curator_stats
 
 
@@ -16,4 +18,5 @@ from .curator_stats import SESSION_GAP, curator_stats
 def agreement(request):
     return render(request, "rating/agreement.html",
                   {"report": agreement_report(), "labels": LABELS, "curator_stats": curator_stats(),
+                   "comparisons": comparison_agreement(),
                    "session_gap_minutes": int(SESSION_GAP.total_seconds() // 60)})

@@ -18,6 +18,20 @@ def grade_overlap() -> int:
     return overlap
 
 
+def compare_overlap() -> int:
+    overlap = settings.PAINTRL_COMPARE_OVERLAP
+    if overlap < 1:
+        raise ImproperlyConfigured(f"PAINTRL_COMPARE_OVERLAP must be at least 1, got {overlap}")
+    return overlap
+
+
+def pair_score_label() -> str | None:
+    """The Render.taste_model label of the active reward model's scores, or
+    None when no model is active (or no provider is set)."""
+    provider = setting_function("PAINTRL_PAIR_SCORE_LABEL")
+    return provider() if provider is not None else None
+
+
 def claim_ttl() -> timedelta:
     return timedelta(seconds=settings.PAINTRL_CLAIM_TTL_S)
 

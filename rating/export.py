@@ -32,7 +32,11 @@ plus metadata.jsonl with `file_name` and the columns in DATASET_COLUMNS. Its
 curator names would give every curator a column of its own. Renders without a
 PNG are left out of the dataset (not out of the JSONL). Every dataset column
 is non-null: the loader infers types from the first rows, and a column that
-starts with nulls would be typed as null.
+starts with nulls would be typed as null. Where curators compared pairs, the
+dataset also holds comparisons.jsonl (rating.comparison_transfer.dataset_lines:
+one row per left/right/tie judgement, with each side's image file when that
+render is in images/); the imagefolder loader leaves it alone, and
+`load_dataset("json", data_files=".../comparisons.jsonl")` reads it.
 """
 from __future__ import annotations
 
@@ -46,6 +50,7 @@ from django.db.models import Prefetch, QuerySet
 
 from sketches.models import Render
 
+from . import comparison_transfer
 from .models import Grade
 
 FORMAT = "paintrl-grades/1"
@@ -126,17 +131,23 @@ def dataset_row(record: dict, file_name: str) -> dict:
     }
 
 
-def dataset_card(rows: int) -> str:
+def dataset_card(rows: int, comparisons: int = 0) -> str:
     columns = "\n".join(f"- `{name}`: {doc}" for name, doc in DATASET_COLUMNS.items())
+    compared = (f"\n`comparisons.jsonl` holds {comparisons} comparisons of two renders of one "
+                "prompt (`left_render_id`, `right_render_id`, their `*_file_name` in images/ or "
+                "\"\" when not graded, `choice` left/right/tie of the sides shown, `curator`, "
+                "`created`, `prompt`): `datasets.load_dataset(\"json\", "
+                "data_files=\".../comparisons.jsonl\")`.\n") if comparisons else ""
     return (f"# paintrl grades\n\n{rows} graded renders of p5.brush sketches, exported from "
             f"paintrl ({FORMAT}).\n\nLoad with `datasets.load_dataset(\"imagefolder\", "
-            f"data_dir=...)`.\n\nColumns besides `image`:\n\n{columns}\n")
+            f"data_dir=...)`.\n\nColumns besides `image`:\n\n{columns}\n{compared}")
 
 
 def dataset_files() -> Iterator[tuple[str, bytes]]:
     """(path, content) for every file of the dataset: the images as they are
     read, then metadata.jsonl and README.md."""
     rows: list[str] = []
+    pictured: set[int] = set()
     for render in graded_renders().iterator(chunk_size=CHUNK_SIZE):
         if not render.png:
             continue
@@ -145,8 +156,12 @@ def dataset_files() -> Iterator[tuple[str, bytes]]:
             yield file_name, f.read()
         row = dataset_row(render_record(render), file_name)
         rows.append(json.dumps(row, ensure_ascii=False) + "\n")
+        pictured.add(render.pk)
     yield "metadata.jsonl", "".join(rows).encode()
-    yield "README.md", dataset_card(len(rows)).encode()
+    comparisons = comparison_transfer.dataset_lines(pictured)
+    if comparisons:
+        yield "comparisons.jsonl", "".join(comparisons).encode()
+    yield "README.md", dataset_card(len(rows), len(comparisons)).encode()
 
 
 def dataset_write_zip(fileobj: IO[bytes]) -> int:

@@ -1,4 +1,5 @@
-"""Download grades: JSONL streamed line by line, the dataset as a zip."""
+"""Download grades: JSONL streamed line by line, the dataset as a zip; and
+comparisons as JSONL."""
 from __future__ import annotations
 
 import tempfile
@@ -8,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from . import export
+from . import comparison_transfer, export
 from .access import staff_required
 
 # The zip stays in memory up to this size, then spills to a temporary file.
@@ -39,3 +40,13 @@ def export_dataset(request):
     spool.seek(0)
     return FileResponse(spool, as_attachment=True, content_type="application/zip",
                         filename=f"paintrl-grades-{_stamp()}.zip")
+
+
+@require_GET
+@staff_required(reason="Only staff can export comparisons.")
+def export_comparisons(request):
+    response = StreamingHttpResponse(comparison_transfer.jsonl_lines(),
+                                     content_type="application/jsonl; charset=utf-8")
+    response["Content-Disposition"] = (
+        f'attachment; filename="paintrl-comparisons-{_stamp()}.jsonl"')
+    return response

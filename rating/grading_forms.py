@@ -17,6 +17,17 @@ MAX_SHOWN_MS = 24 * 3600 * 1000
 MAX_WANT = 20
 
 
+def shown_ms_of(data: dict, now_ms: int) -> int | None:
+    """How long the item was on screen: the page's own measurement, else the
+    difference from the time the page was served (`shown_at`, no JS)."""
+    if data.get("shown_ms") is not None:
+        return data["shown_ms"]
+    shown_at = data.get("shown_at")
+    if shown_at is None or not 0 <= now_ms - shown_at <= MAX_SHOWN_MS:
+        return None
+    return now_ms - shown_at
+
+
 @dataclass(frozen=True)
 class ActionOutcome:
     op: str
@@ -54,12 +65,7 @@ class ActionForm(forms.Form):
         return data
 
     def shown_ms_at(self, now_ms: int) -> int | None:
-        if self.cleaned_data.get("shown_ms") is not None:
-            return self.cleaned_data["shown_ms"]
-        shown_at = self.cleaned_data.get("shown_at")
-        if shown_at is None or not 0 <= now_ms - shown_at <= MAX_SHOWN_MS:
-            return None
-        return now_ms - shown_at
+        return shown_ms_of(self.cleaned_data, now_ms)
 
     def apply(self, *, curator, now_ms: int) -> ActionOutcome:
         data = self.cleaned_data

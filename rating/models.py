@@ -1,6 +1,8 @@
 from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.db import models
+from django.db.models.functions import Greatest, Least
+from django.utils import timezone
 
 from sketches.models import Render
 
@@ -114,6 +116,10 @@ class GradingSettings(models.Model):
     overlap = models.PositiveSmallIntegerField(
         null=True, blank=True, validators=[MinValueValidator(1)],
         help_text="How many curators grade each render. Empty: PAINTRL_GRADE_OVERLAP.")
+    compare_overlap = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text="How many curators compare each pair of renders. "
+                  "Empty: PAINTRL_COMPARE_OVERLAP.")
     guidelines = models.TextField(
         blank=True, help_text="Shown to curators beside the picture on the grading page. "
                               "Plain text; blank lines separate paragraphs.")
@@ -129,3 +135,81 @@ class GradingSettings(models.Model):
 
     def __str__(self) -> str:
         return "Grading settings"
+
+
+class Comparison(models.Model):
+    """One curator's judgement of two renders of one prompt, shown side by
+    side. `left` and `right` are the sides as shown (the queue draws them at
+    random), so a taste for one side of the screen shows in the data. A skip
+    is kept too: it takes the pair out of that curator's queue, judges
+    nothing, and takes no overlap seat."""
+
+    class Choice(models.TextChoices):
+        LEFT = "left", "Left"
+        RIGHT = "right", "Right"
+        TIE = "tie", "Tie"
+        SKIP = "skip", "Skip"
+
+    class Source(models.TextChoices):
+        APP = "app", "Compared in the app"
+        IMPORT = "import", "Imported"
+
+    # The choices that say something about the two pictures.
+    JUDGEMENTS = (Choice.LEFT, Choice.RIGHT, Choice.TIE)
+
+    curator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="comparisons")
+    left = models.ForeignKey(Render, on_delete=models.CASCADE, related_name="+")
+    right = models.ForeignKey(Render, on_delete=models.CASCADE, related_name="+")
+    # The prompt both renders answer, as it read when they were compared.
+    prompt = models.TextField(blank=True)
+    choice = models.CharField(max_length=8, choices=Choice.choices)
+    shown_ms = models.PositiveIntegerField(
+        null=True, blank=True, help_text="How long the pair was on screen before the choice.")
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.APP)
+    # Not auto_now_add: an import keeps the time the comparison was made.
+    created = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        constraints = [
+            # One verdict per curator and pair, whichever side each render was on.
+            models.UniqueConstraint(models.F("curator"), Least("left", "right"),
+                                    Greatest("left", "right"),
+                                    name="one_comparison_per_curator_pair"),
+            models.CheckConstraint(condition=~models.Q(left=models.F("right")),
+                                   name="comparison_of_two_renders"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.curator} compared renders {self.left_id} | {self.right_id}: {self.choice}"
+
+    @property
+    def winner_id(self) -> int | None:
+        """The render preferred, or None for a tie or a skip."""
+        return {self.Choice.LEFT: self.left_id, self.Choice.RIGHT: self.right_id}.get(self.choice)
+
+
+class PairClaim(models.Model):
+    """A pair held for one curator (on screen or preloaded), with the sides it
+    will be shown on. Like Claim for single renders: while live it takes an
+    overlap seat, so no more curators than the overlap are handed the pair;
+    comparing, skipping or undoing deletes or renews it, and an abandoned one
+    lapses at `expires`."""
+
+    curator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="pair_claims")
+    left = models.ForeignKey(Render, on_delete=models.CASCADE, related_name="+")
+    right = models.ForeignKey(Render, on_delete=models.CASCADE, related_name="+")
+    expires = models.DateTimeField(db_index=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]  # claim order is the order the page shows the pairs
+        constraints = [
+            models.UniqueConstraint(models.F("curator"), Least("left", "right"),
+                                    Greatest("left", "right"), name="one_pair_claim_per_curator"),
+        ]
+
+    def __str__(self) -> str:
+        return f"renders {self.left_id} | {self.right_id} held for {self.curator}"

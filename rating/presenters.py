@@ -7,7 +7,8 @@ from django.urls import reverse
 from sketches.models import Render
 
 from . import conf
-from .models import GradeChange
+from .models import Comparison, GradeChange
+from .pair_queue import PairBatch, PairEntry
 from .queue import QueueBatch
 from .selectors import QueueEntry, QueueFilter
 
@@ -56,5 +57,31 @@ def grading_page_json(*, entries: list[QueueEntry], undo_steps: list[GradeChange
         "query": queue_filter.as_query(),
         "user": user.pk,
         "urls": {"act": reverse("rating:act"), "next": reverse("rating:next"),
+                 "login": reverse("login")},
+    }
+
+
+def pair_json(entry: PairEntry) -> dict:
+    return {"key": f"{entry.left.pk}-{entry.right.pk}", "prompt": entry.left.sketch.prompt,
+            "left": render_json(entry.left), "right": render_json(entry.right)}
+
+
+def comparison_step_json(comparison: Comparison) -> dict:
+    """One comparison `u` can undo, on the sides it was shown."""
+    data = pair_json(PairEntry(comparison.left, comparison.right))
+    data["choice"] = comparison.choice
+    return data
+
+
+def compare_page_json(*, batch: PairBatch, undo_steps: list[Comparison], user) -> dict:
+    """What the comparing page hands compare.js at load (json_script)."""
+    return {
+        "entries": [pair_json(e) for e in batch.entries],
+        "undo": [comparison_step_json(c) for c in undo_steps],
+        "exhausted": batch.exhausted,
+        "renew_ms": conf.claim_ttl().total_seconds() * 1000 / 3,
+        "prefetch": conf.grade_prefetch(),
+        "user": user.pk,
+        "urls": {"act": reverse("rating:compare_act"), "next": reverse("rating:compare_next"),
                  "login": reverse("login")},
     }

@@ -42,6 +42,12 @@ def grade_overlap() -> int:
     return grading_settings().overlap or conf.grade_overlap()
 
 
+def compare_overlap() -> int:
+    """How many curators compare each pair of renders: the site's setting when
+    staff set one, else PAINTRL_COMPARE_OVERLAP."""
+    return grading_settings().compare_overlap or conf.compare_overlap()
+
+
 @dataclass(frozen=True)
 class QueueFilter:
     """What a curator asked to see, as the grading page's query string says it.

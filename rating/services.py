@@ -6,13 +6,15 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from sketches.access import curator_group_name
 from sketches.models import Render
 
 from .conf import claim_ttl
-from .models import Claim, Grade, GradeChange, GradingSettings, Skip
+from .models import Claim, Comparison, Grade, GradeChange, GradingSettings, PairClaim, Skip
+from .pair_queue import pair_claim
 from .queue import render_claim
 from .selectors import GRADING_SETTINGS_CACHE_KEY
 
@@ -135,12 +137,69 @@ def skips_clear(*, curator) -> int:
     return deleted
 
 
-def grading_settings_update(*, overlap: int | None, guidelines: str, updated_by) -> GradingSettings:
+def pair_check(*, left: Render, right: Render) -> None:
+    """Raise ValueError unless `left` and `right` can be compared: two
+    different renders of one prompt."""
+    if left.pk == right.pk:
+        raise ValueError(f"render {left.pk} cannot be compared with itself")
+    if left.sketch.prompt != right.sketch.prompt:
+        raise ValueError(f"renders {left.pk} and {right.pk} answer different prompts: "
+                         "only renders of one prompt are compared")
+
+
+@transaction.atomic
+def comparison_submit(*, curator, left: Render, right: Render, choice: str,
+                      shown_ms: int | None = None, source: str = Comparison.Source.APP,
+                      created=None) -> Comparison:
+    """Record `curator`'s choice between two renders of one prompt, on the
+    sides they were shown, and free their claim on the pair. A pair compared
+    again (a retried request, an import run twice) keeps one row: the
+    latest choice, on the latest sides. Raises ValueError for a bad pair or
+    choice before writing."""
+    if choice not in Comparison.Choice.values:
+        raise ValueError(f"unknown choice {choice!r}: "
+                         f"expected one of {', '.join(Comparison.Choice.values)}")
+    pair_check(left=left, right=right)
+    fields = {"left": left, "right": right, "prompt": left.sketch.prompt, "choice": choice,
+              "shown_ms": shown_ms, "source": source, "created": created or timezone.now()}
+    existing = _pair_rows(Comparison, curator, left.pk, right.pk).select_for_update().first()
+    if existing is None:
+        comparison = Comparison.objects.create(curator=curator, **fields)
+    else:
+        for name, value in fields.items():
+            setattr(existing, name, value)
+        existing.save()
+        comparison = existing
+    _pair_rows(PairClaim, curator, left.pk, right.pk).delete()
+    return comparison
+
+
+@transaction.atomic
+def comparison_undo(*, curator, left: Render, right: Render) -> bool:
+    """Withdraw the curator's comparison of a pair; the pair goes back to
+    them, held on the same sides, if it is still open. Undoing one already
+    gone does nothing (a retried request is harmless). True if they hold
+    the pair again."""
+    _pair_rows(Comparison, curator, left.pk, right.pk).delete()
+    if _pair_rows(PairClaim, curator, left.pk, right.pk).exists():
+        return True
+    return pair_claim(curator=curator, left_id=left.pk, right_id=right.pk)
+
+
+def _pair_rows(model, curator, a: int, b: int):
+    """The curator's rows of `model` (Comparison, PairClaim) for the pair, on either sides."""
+    return model.objects.filter(Q(left_id=a, right_id=b) | Q(left_id=b, right_id=a),
+                                curator=curator)
+
+
+def grading_settings_update(*, overlap: int | None, guidelines: str, updated_by,
+                            compare_overlap: int | None = None) -> GradingSettings:
     """Save the site's grading settings (the one row) and drop the cached copy,
     now and again once the transaction commits (so a request that read the old
     row meanwhile cannot leave it cached)."""
     row = GradingSettings(pk=GradingSettings.SINGLETON_PK, overlap=overlap,
-                          guidelines=guidelines.strip(), updated_by=updated_by)
+                          compare_overlap=compare_overlap, guidelines=guidelines.strip(),
+                          updated_by=updated_by)
     row.full_clean(validate_unique=False)
     row.save()
     cache.delete(GRADING_SETTINGS_CACHE_KEY)

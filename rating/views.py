@@ -32,7 +32,7 @@ from .queue import claims_release, queue_next
 from .selectors import QueueFilter
 
 
-def _now_ms() -> int:
+def now_ms() -> int:
     return int(time.time() * 1000)
 
 
@@ -71,7 +71,7 @@ def grade(request):
         "history": selectors.grades_recent(curator=request.user),
         "undo_step": undo_steps[-1] if undo_steps else None,
         "skipped": selectors.skips_count(curator=request.user),
-        "shown_at": _now_ms(),
+        "shown_at": now_ms(),
         "show_code": request.GET.get("code") == "1",
         "code_query": urlencode({**page_query, "code": "1"}),
         "grading_data": grading_page_json(entries=entries, undo_steps=undo_steps,
@@ -89,7 +89,7 @@ def _grade_form_post(request, queue_filter: QueueFilter):
         messages.error(request, "Not saved: " + "; ".join(
             f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
     else:
-        outcome = form.apply(curator=request.user, now_ms=_now_ms())
+        outcome = form.apply(curator=request.user, now_ms=now_ms())
         messages.success(request, _saved_message(outcome), extra_tags="saved")
         if outcome.op in ("undo", "unskip"):
             query["show"] = str(outcome.render_id)
@@ -131,12 +131,12 @@ def act(request):
     if not (form.is_valid() and wanted.is_valid()):
         return JsonResponse({"error": "not saved", "fields": {**form.errors, **wanted.errors}},
                             status=400)
-    outcome = form.apply(curator=request.user, now_ms=_now_ms())
+    outcome = form.apply(curator=request.user, now_ms=now_ms())
     payload = {"saved": {"op": outcome.op, "render": outcome.render_id, "value": outcome.value,
                          "previous": outcome.previous, "grade_id": outcome.grade_id,
                          "held": outcome.held}}
     payload.update(_queue_payload(request, queue_filter, wanted.cleaned_data))
-    return _timed_json(payload, started)
+    return timed_json(payload, started)
 
 
 @never_cache
@@ -151,7 +151,7 @@ def next_renders(request):
     wanted = QueueRequestForm(request.GET)
     if not wanted.is_valid():
         return JsonResponse({"error": "bad request", "fields": wanted.errors}, status=400)
-    return _timed_json(_queue_payload(request, queue_filter, wanted.cleaned_data), started)
+    return timed_json(_queue_payload(request, queue_filter, wanted.cleaned_data), started)
 
 
 def _queue_payload(request, queue_filter: QueueFilter, wanted: dict) -> dict:
@@ -162,7 +162,7 @@ def _queue_payload(request, queue_filter: QueueFilter, wanted: dict) -> dict:
     return {"entries": [entry_json(e) for e in batch.entries], "exhausted": batch.exhausted}
 
 
-def _timed_json(payload: dict, started: float) -> JsonResponse:
+def timed_json(payload: dict, started: float) -> JsonResponse:
     response = JsonResponse(payload)
     # The browser's devtools and the benchmark read the server's own time here.
     response["Server-Timing"] = f"app;dur={(time.perf_counter() - started) * 1000:.1f}"

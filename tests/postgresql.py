@@ -7,14 +7,36 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.test import Client
 
 POSTGRES_URL = os.environ.get("PAINTRL_TEST_POSTGRES_URL",
                               "postgres://postgres@127.0.0.1:5432/test")
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def clients_logged_in(users) -> list[Client]:
+    """A test client per user, logged in: one per thread of a concurrency test."""
+    clients = []
+    for user in users:
+        client = Client()
+        client.force_login(user)
+        clients.append(client)
+    return clients
+
+
+def run_at_once(work: Callable[[int], None], count: int) -> None:
+    """Run work(0) .. work(count - 1), each in its own thread, and wait for all."""
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def on_postgresql(request) -> bool:

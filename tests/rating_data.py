@@ -35,12 +35,15 @@ def png_bytes(index: int, side: int = 48) -> bytes:
 
 
 def renders_create(count: int, *, prompt: str = "a hibiscus", origin: str = Sketch.Origin.IMPORTED,
-                   meta: dict | None = None, start: int = 0, side: int = 48) -> list[Render]:
-    """`count` gradable renders (status ok, with an image), oldest first."""
+                   meta: dict | None = None, start: int = 0, side: int = 48,
+                   same_prompt: bool = False) -> list[Render]:
+    """`count` gradable renders (status ok, with an image), oldest first; each
+    with a prompt of its own (numbered), or all with `prompt` itself."""
     renders = []
     for i in range(start, start + count):
         sketch = Sketch.objects.create(code=f"// sketch {i}\nfunction setup() {{}}",
-                                       prompt=f"{prompt} {i}", origin=origin, meta=meta or {})
+                                       prompt=prompt if same_prompt else f"{prompt} {i}",
+                                       origin=origin, meta=meta or {})
         render = Render(sketch=sketch, seed=i, status=Render.Status.OK, width=side, height=side,
                         rendered=timezone.now())
         render.save()

@@ -41,7 +41,7 @@ from django.utils import timezone
 
 from paintrl_site.celery import app as celery_app
 from pool.models import PoolMember, PoolPin, PoolRule, PoolSnapshot, RewardModel
-from rating.models import Claim, Grade, GradeChange, GradingSettings, Skip
+from rating.models import Claim, Comparison, Grade, GradeChange, GradingSettings, Skip
 from rating.services import grade_record
 from sketches.importing.sources import member_name
 from sketches.models import ImportJob, Render, Sketch
@@ -67,6 +67,8 @@ CURATOR_ALLOWED = {
     # grading (rating/views.py); agreement and exports are staff-only
     "rating:grade", "rating:act", "rating:next", "rating:progress", "rating:render_code",
     "rating:skips_clear",
+    # comparing pairs (rating/compare_views.py)
+    "rating:compare", "rating:compare_act", "rating:compare_next",
     # looking at the pool and its snapshots (pool/views.py); changing it is staff-only
     "pool:curate", "pool:snapshot", "pool:snapshot_export", "pool:member_png",
 }
@@ -225,6 +227,8 @@ def world(settings, tmp_path) -> World:
     Claim.objects.create(render=lab.renders[1], curator=other,
                          expires=timezone.now() + timedelta(minutes=5))
     Skip.objects.create(render=lab.renders[2], curator=other)
+    Comparison.objects.create(curator=other, left=lab.renders[0], right=lab.renders[1],
+                              choice=Comparison.Choice.LEFT)
     GradingSettings.objects.create(pk=GradingSettings.SINGLETON_PK)  # empty: changes nothing
     PoolRule.objects.create(note="the sweep's rule")
     PoolPin.objects.create(render=lab.renders[3], action="out", reason="sweep")

@@ -10,7 +10,7 @@ from django.db import connections
 from django.test import Client
 
 from rating import selectors, services
-from rating.models import Claim, Grade, GradeChange, Skip
+from rating.models import Claim, Comparison, Grade, GradeChange, PairClaim, Skip
 from sketches.models import Render
 from tests.conftest import chromium_path
 from tests.rating_data import curator_create, renders_create
@@ -273,3 +273,101 @@ class TestGuidelines:
         page.goto(f"{live_server.url}/rate/")
         assert page.locator("#guidelines").is_visible()
         assert "Nope: blank canvases." in page.locator("#guidelines").inner_text()
+
+
+class ComparingPage:
+    """The comparing page as a curator sees it, with waits on what it says."""
+
+    def __init__(self, page, url: str):
+        from playwright.sync_api import expect
+
+        self.page, self.expect = page, expect
+        page.goto(url)
+        expect(page.locator("#comparing.js")).to_be_attached()
+        self.stage = page.locator("#pair-stage")
+        self.status = page.locator("#save-status")
+
+    @property
+    def shown(self) -> tuple[int, int]:
+        """The pair on screen as (left, right) render ids; (0, 0) when none."""
+        value = self.stage.get_attribute("data-pair")
+        return tuple(map(int, value.split("-"))) if value else (0, 0)
+
+    def press(self, key: str) -> None:
+        before = self.stage.get_attribute("data-pair")
+        self.page.keyboard.press(key)
+        self.expect(self.stage).not_to_have_attribute("data-pair", before)
+
+    def wait_saved(self, count: int) -> None:
+        self.expect(self.status).to_have_attribute("data-saved", str(count))
+        self.expect(self.status).to_have_attribute("data-pending", "0")
+
+    def images_painted(self) -> bool:
+        return self.page.locator("#pair-stage img").evaluate_all(
+            "imgs => imgs.length === 2 && imgs.every(i => i.complete && i.naturalWidth > 0)")
+
+
+class TestComparingByKeyboard:
+    KEYS = {"ArrowLeft": "left", "1": "left", "ArrowRight": "right", "2": "right", "t": "tie",
+            "0": "tie", "s": "skip"}
+
+    def test_compare_by_every_key_then_undo_by_u_and_backspace(self, browser, live_server,
+                                                               curator):
+        renders_create(6, prompt="a tulip", same_prompt=True)  # 15 pairs
+        page = ComparingPage(browser().new_page(), f"{live_server.url}/rate/compare/")
+        done: list[tuple[tuple[int, int], str]] = []
+        for saved, (key, choice) in enumerate(self.KEYS.items(), start=1):
+            pair = page.shown
+            assert pair != (0, 0) and page.images_painted()
+            assert pair not in [p for p, _ in done]
+            page.press(key)
+            page.wait_saved(saved)
+            done.append((pair, choice))
+            comparison = Comparison.objects.get(curator=curator, left_id=pair[0],
+                                                right_id=pair[1])
+            assert comparison.choice == choice and comparison.shown_ms is not None
+        assert Comparison.objects.count() == len(self.KEYS)
+
+        # Undo twice, by u then Backspace: the last two are withdrawn, newest
+        # first, and each pair comes back on screen on the sides it had.
+        saved = len(self.KEYS)
+        for step, key in enumerate(("u", "Backspace"), start=1):
+            pair = done[-step][0]
+            page.press(key)
+            assert page.shown == pair
+            saved += 1
+            page.wait_saved(saved)
+            assert not Comparison.objects.filter(left_id=pair[0], right_id=pair[1]).exists()
+            assert PairClaim.objects.filter(curator=curator, left_id=pair[0],
+                                            right_id=pair[1]).exists()
+        assert Comparison.objects.count() == len(self.KEYS) - 2
+        page.press("2")  # compare the pair brought back once more
+        page.wait_saved(saved + 1)
+        assert Comparison.objects.get(left_id=done[-2][0][0],
+                                      right_id=done[-2][0][1]).choice == "right"
+
+    def test_choices_made_offline_are_sent_when_the_network_returns(self, browser, live_server,
+                                                                    curator):
+        renders_create(4, prompt="a tulip", same_prompt=True)
+        context = browser()
+        page = ComparingPage(context.new_page(), f"{live_server.url}/rate/compare/")
+        first = page.shown
+        context.set_offline(True)
+        page.press("ArrowLeft")
+        page.expect(page.status).to_contain_text("Not saved yet")
+        assert not Comparison.objects.exists()
+        context.set_offline(False)
+        page.wait_saved(1)
+        assert Comparison.objects.get().winner_id == first[0]
+
+    def test_without_javascript_the_plain_form_compares(self, browser, live_server, curator):
+        renders_create(3, prompt="a tulip", same_prompt=True)
+        page = browser(java_script_enabled=False).new_page()
+        page.goto(f"{live_server.url}/rate/compare/")
+        left, right = map(int, page.locator("#pair-stage").get_attribute("data-pair").split("-"))
+        page.locator("#compare-form button[value=tie]").click()
+        page.wait_for_url("**/rate/compare/")
+        comparison = Comparison.objects.get(curator=curator)
+        assert (comparison.left_id, comparison.right_id, comparison.choice) == (left, right,
+                                                                                 "tie")
+        assert page.locator("#pair-stage").get_attribute("data-pair") != f"{left}-{right}"

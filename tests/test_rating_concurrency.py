@@ -11,12 +11,11 @@ import threading
 from collections import Counter
 
 from django.db import connection
-from django.test import Client
 from django.urls import reverse
 
 from rating.models import Claim, Grade
 from sketches.models import Render, Sketch, code_hash
-from tests.postgresql import on_postgresql
+from tests.postgresql import clients_logged_in, on_postgresql, run_at_once
 from tests.rating_data import curator_create
 
 CURATORS = 4
@@ -35,11 +34,7 @@ def test_four_curators_grading_at_once_never_double_grade_or_lose_a_grade(
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")  # as autovacuum would soon: plan for 820 rows, not none
     curators = [curator_create(f"curator{i}") for i in range(CURATORS)]
-    clients = []
-    for curator in curators:
-        client = Client()
-        client.force_login(curator)
-        clients.append(client)
+    clients = clients_logged_in(curators)
 
     start = threading.Barrier(CURATORS)
     graded: dict[int, list[int]] = {}
@@ -71,11 +66,7 @@ def test_four_curators_grading_at_once_never_double_grade_or_lose_a_grade(
             graded[index] = mine
             connection.close()  # each thread's own connection, or the test DB cannot be dropped
 
-    threads = [threading.Thread(target=grade_as, args=(i,)) for i in range(CURATORS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_at_once(grade_as, CURATORS)
 
     assert errors == []
     sent = [render_id for mine in graded.values() for render_id in mine]

@@ -1,6 +1,7 @@
-"""The grading settings staff change from the site: the overlap (falling back
-to PAINTRL_GRADE_OVERLAP), read through a cache the save invalidates, and the
-guidelines curators see on the grading page; one row in the admin."""
+"""The grading settings staff change from the site: the grading and compare
+overlaps (falling back to PAINTRL_GRADE_OVERLAP and PAINTRL_COMPARE_OVERLAP),
+read through a cache the save invalidates, and the guidelines curators see on
+the grading page; one row in the admin."""
 from __future__ import annotations
 
 import pytest
@@ -9,6 +10,7 @@ from django.urls import reverse
 
 from rating import selectors, services
 from rating.models import GradingSettings
+from rating.pair_queue import pairs_next
 from rating.queue import queue_next
 from rating.selectors import QueueFilter
 from tests.rating_data import curator_create, renders_create
@@ -37,9 +39,9 @@ def ids(batch) -> list[int]:
     return [entry.render.pk for entry in batch.entries]
 
 
-def settings_save(*, overlap=None, guidelines="", user=None):
+def settings_save(*, overlap=None, guidelines="", user=None, compare_overlap=None):
     return services.grading_settings_update(overlap=overlap, guidelines=guidelines,
-                                            updated_by=user)
+                                            updated_by=user, compare_overlap=compare_overlap)
 
 
 class TestOverlap:
@@ -80,6 +82,32 @@ class TestOverlap:
         assert response.status_code == 302
         client.force_login(bob)  # Alice holds the render; at overlap 2 Bob gets it too
         assert client.get(GRADE).context["current"].render == render
+
+
+class TestCompareOverlap:
+    def test_the_sites_compare_overlap_beats_the_environment_setting(self, settings):
+        settings.PAINTRL_COMPARE_OVERLAP = 1
+        settings_save(compare_overlap=2)
+        renders_create(2, prompt="a tulip", same_prompt=True)  # one pair
+        alice, bob, carol = (curator_create(name) for name in ("alice", "bob", "carol"))
+        assert len(pairs_next(curator=alice, want=1).entries) == 1
+        assert len(pairs_next(curator=bob, want=1).entries) == 1
+        assert pairs_next(curator=carol, want=1).entries == []
+
+    def test_an_empty_compare_overlap_falls_back_to_the_environment_setting(self, settings):
+        settings.PAINTRL_COMPARE_OVERLAP = 3
+        settings_save(overlap=2)
+        assert selectors.compare_overlap() == 3
+
+    def test_staff_set_it_in_the_admin_and_below_one_is_refused(self, client, admin_user):
+        client.force_login(admin_user)
+        response = client.post(reverse(f"{ADMIN}_add"), {"overlap": "", "compare_overlap": "0",
+                                                         "guidelines": ""})
+        assert response.status_code == 200 and not GradingSettings.objects.exists()
+        client.post(reverse(f"{ADMIN}_add"), {"overlap": "", "compare_overlap": "2",
+                                              "guidelines": ""})
+        assert GradingSettings.objects.get().compare_overlap == 2
+        assert selectors.compare_overlap() == 2
 
 
 class TestGuidelines:

@@ -143,7 +143,7 @@ class RewardModelAdmin(admin.ModelAdmin):
         warning = evidence_warning(test)
         return format_html(
             "{}<p>Held-out (test split) pairwise accuracy <b>{}</b> {}on {} pairs of {} renders; "
-            "validation {}, train {}. Best epoch {} of {} ({}), {} s.</p>"
+            "validation {}, train {}. Best epoch {} of {} ({}), {} s.</p>{}"
             "<p>Scores per grade (test split)</p><table><tr><th>grade</th><th>n</th>"
             "<th>mean</th><th>q10</th><th>median</th><th>q90</th></tr>{}</table>"
             "<p>Calibration: P(a beats b) = sigmoid(score a - score b) against the observed "
@@ -155,7 +155,8 @@ class RewardModelAdmin(admin.ModelAdmin):
             test["renders"], _num(metrics.get("validation_pairwise_accuracy"), ".3f"),
             _num(metrics.get("train_pairwise_accuracy"), ".3f"), metrics.get("best_epoch"),
             metrics.get("epochs_run"), metrics.get("stopped_by"), metrics.get("train_seconds"),
-            grades, _num(test["calibration"].get("ece"), ".3f"), bins, boundaries or "-")
+            _comparison_line(metrics), grades, _num(test["calibration"].get("ece"), ".3f"), bins,
+            boundaries or "-")
 
     @admin.display(description="training data")
     def training_data_summary(self, obj: RewardModel) -> str:
@@ -294,3 +295,14 @@ class RewardModelAdmin(admin.ModelAdmin):
                  and not reward_model.active}
         return super().change_view(request, object_id, form_url, {**(extra_context or {}),
                                                                   **extra})
+
+
+def _comparison_line(metrics: dict) -> str:
+    """The held-out comparisons' accuracy, where the model had any to be measured on."""
+    if metrics.get("heldout_comparison_accuracy") is None:
+        return format_html('<p>Held-out comparisons: none (curators compare pairs on '
+                           '<a href="{}">the comparing page</a>).</p>', reverse("rating:compare"))
+    return format_html("<p>Held-out comparisons (curators' choices between two renders): "
+                       "accuracy <b>{}</b> on {}.</p>",
+                       _num(metrics["heldout_comparison_accuracy"], ".3f"),
+                       metrics.get("heldout_comparisons", 0))

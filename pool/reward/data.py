@@ -6,18 +6,29 @@ a picture whose code it was trained on.
 
 The split is a hash of the sketch's code, not a shuffle: adding grades later
 never moves a render from one side to the other.
+
+Comparisons (rating's Comparison: a curator preferred one of two renders of
+one prompt) join the grade-derived pairs: Bradley-Terry takes both. A
+comparison belongs to the more held-out split of its two renders (test over
+validation over train), so no held-out comparison is trained on and each
+holds at least one picture whose code the model never saw. Ties are left
+out: Bradley-Terry has no tie outcome, and counting one as half a win each
+way only pulls two scores together, while a curator's "can't tell" more
+often means both are equally bad or equally fine than equal in taste (their
+grades say which). Skips judge nothing and are left out too.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from rating.sources import grade_sources
+from rating.sources import HUMAN_SOURCES, grade_sources
 
 TRAIN, VALIDATION, TEST = "train", "validation", "test"
 SPLITS = (TRAIN, VALIDATION, TEST)
@@ -43,6 +54,15 @@ class GradedItem:
     def grade_name(self) -> str:
         """The nearest grade: what per-grade statistics bucket this render by."""
         return GRADE_NAMES[int(np.clip(np.floor(self.grade + 0.5), 0, 2))]
+
+
+@dataclass(frozen=True)
+class ComparedPair:
+    """One curator's judgement that render `winner` beats render `loser`
+    (GradedItem keys)."""
+
+    winner: str
+    loser: str
 
 
 @dataclass(frozen=True)
@@ -76,6 +96,31 @@ class GradedSet:
     items: tuple[GradedItem, ...]
     sources: tuple[str, ...] = ()
     split_config: SplitConfig = field(default_factory=SplitConfig)
+    comparisons: tuple[ComparedPair, ...] = ()
+    # Compared renders nobody graded: their pictures are needed, their grade
+    # (NaN) never is. Indexed after `items` (all_items).
+    compared_only: tuple[GradedItem, ...] = ()
+
+    @property
+    def all_items(self) -> tuple[GradedItem, ...]:
+        """Every render whose picture the model sees: graded, then compared only."""
+        return self.items + self.compared_only
+
+    def comparison_split(self) -> dict[str, np.ndarray]:
+        """Per split, the comparisons as (winner, loser) index pairs into
+        all_items, shape (P, 2): each in the more held-out split of its two
+        renders (module docstring)."""
+        index = {item.key: i for i, item in enumerate(self.all_items)}
+        groups = [item.group for item in self.all_items]
+        rank = {TRAIN: 0, VALIDATION: 1, TEST: 2}
+        parts: dict[str, list[tuple[int, int]]] = {name: [] for name in SPLITS}
+        for pair in self.comparisons:
+            a, b = index[pair.winner], index[pair.loser]
+            split = max(split_of(groups[a], self.split_config),
+                        split_of(groups[b], self.split_config), key=rank.get)
+            parts[split].append((a, b))
+        return {name: np.array(pairs, dtype=np.int64).reshape(-1, 2)
+                for name, pairs in parts.items()}
 
     def split(self) -> dict[str, list[int]]:
         """Indices into `items` per split."""
@@ -91,8 +136,16 @@ class GradedSet:
     def without(self, *, keys: Collection[str], groups: Collection[str]) -> GradedSet:
         """This set less every item whose key is in `keys` or whose group is in
         `groups` (a yardstick's data: reward.disjoint)."""
-        return replace(self, items=tuple(item for item in self.items
-                                         if item.key not in keys and item.group not in groups))
+        def kept(item: GradedItem) -> bool:
+            return item.key not in keys and item.group not in groups
+
+        compared_only = tuple(item for item in self.compared_only if kept(item))
+        known = {item.key for item in self.items if kept(item)} | {
+            item.key for item in compared_only}
+        return replace(self, items=tuple(item for item in self.items if kept(item)),
+                       compared_only=compared_only,
+                       comparisons=tuple(c for c in self.comparisons
+                                         if c.winner in known and c.loser in known))
 
     def check_trainable(self) -> dict[str, list[int]]:
         """The split, after making sure each part can rank something: a part
@@ -113,6 +166,8 @@ class GradedSet:
         counts = {name: dict(Counter(self.items[i].grade_name for i in indices))
                   for name, indices in parts.items()}
         content = json.dumps(sorted((item.key, item.grade, item.n_grades) for item in self.items))
+        if self.comparisons:  # without any, the hash stays what it was before comparisons
+            content += json.dumps(sorted((c.winner, c.loser) for c in self.comparisons))
         return {
             "sources": list(self.sources),
             "renders": len(self.items),
@@ -123,6 +178,7 @@ class GradedSet:
             "render_ids": {name: [self.items[i].key for i in indices]
                            for name, indices in parts.items()},
             "grade_counts": counts,
+            "comparisons": {name: len(pairs) for name, pairs in self.comparison_split().items()},
             "sha256": hashlib.sha256(content.encode()).hexdigest(),
         }
 
@@ -167,4 +223,33 @@ def graded_set_from_db(*, sources: str = "auto",
                    png=details[render_id][1], grade=mean,
                    n_grades=count, paint_fraction=details[render_id][2])
         for render_id, (mean, count) in sorted(mean_ordinals(values).items()))
-    return GradedSet(items=items, sources=chosen, split_config=split_config or SplitConfig())
+    graded = GradedSet(items=items, sources=chosen, split_config=split_config or SplitConfig())
+    # Comparisons are people's: never mixed with the simulated curator's grades.
+    if set(chosen) & set(HUMAN_SOURCES):
+        graded = _with_comparisons(graded)
+    return graded
+
+
+def _with_comparisons(graded: GradedSet) -> GradedSet:
+    """`graded` with every left/right comparison of two rendered renders, and
+    the compared renders nobody graded."""
+    from rating.models import Comparison
+    from sketches.models import Render
+
+    rows = (Comparison.objects.filter(choice__in=[Comparison.Choice.LEFT,
+                                                  Comparison.Choice.RIGHT])
+            .order_by("pk").values_list("left_id", "right_id", "choice"))
+    pairs = [(left, right) if choice == Comparison.Choice.LEFT else (right, left)
+             for left, right, choice in rows]
+    graded_keys = {item.key for item in graded.items}
+    wanted = {pk for pair in pairs for pk in pair if str(pk) not in graded_keys}
+    extra = {pk: (code, png, paint) for pk, code, png, paint in
+             Render.objects.filter(pk__in=wanted, status="ok").exclude(png="")
+             .values_list("pk", "sketch__code_sha256", "png", "paint_fraction")}
+    compared_only = tuple(
+        GradedItem(key=str(pk), group=code, png=png, grade=math.nan, n_grades=0,
+                   paint_fraction=paint) for pk, (code, png, paint) in sorted(extra.items()))
+    known = graded_keys | {item.key for item in compared_only}
+    comparisons = tuple(ComparedPair(str(w), str(loser)) for w, loser in pairs
+                        if str(w) in known and str(loser) in known)
+    return replace(graded, comparisons=comparisons, compared_only=compared_only)

@@ -22,7 +22,7 @@ from .conf import backbone_path, feature_cache_dir, torch_threads
 from .config import BACKBONE, TrainConfig
 from .data import TEST, TRAIN, VALIDATION
 from .disjoint import graded_set_for
-from .metrics import evaluate, grade_boundaries, pairwise_accuracy
+from .metrics import comparison_accuracy, evaluate, grade_boundaries, pairwise_accuracy
 
 # Keys of RewardModel.config about the job rather than the training.
 JOB_OPTIONS = ("activate",)
@@ -59,7 +59,7 @@ class TrainingJob:
         """Train and measure; train.TrainingCancelled when asked to stop."""
         import torch
 
-        from .train import TrainingCancelled, fit, new_scorer
+        from .train import ComparedImages, TrainingCancelled, fit, new_scorer
 
         if self.cancel_requested():
             raise TrainingCancelled(0)
@@ -68,17 +68,25 @@ class TrainingJob:
         graded, disjoint = graded_set_for(config)
         parts = graded.check_trainable()
         scorer = new_scorer(config, backbone_path() if config.model == BACKBONE else None)
+        # Graded renders first, then those only compared (GradedSet.all_items).
         images = self._decode(graded, scorer.image_size)
         grades = torch.from_numpy(graded.grades())
         split = {name: torch.tensor(parts[name]) for name in (TRAIN, VALIDATION, TEST)}
+        compared = graded.comparison_split()
+        used, local = torch.unique(torch.from_numpy(compared[TRAIN]), return_inverse=True)
         result = fit(scorer, train_images=images[split[TRAIN]],
                      train_grades=grades[split[TRAIN]],
                      validation_images=images[split[VALIDATION]],
                      validation_grades=grades[split[VALIDATION]], config=config,
                      on_epoch=self._on_epoch, should_stop=self.cancel_requested,
-                     threads=torch_threads())
-        metrics = {**_measured(scorer.score(images).numpy(), grades.numpy(),
+                     threads=torch_threads(),
+                     comparisons=ComparedImages(images[used], local.reshape(-1, 2)))
+        scores = scorer.score(images).numpy()
+        graded_count = len(graded.items)
+        metrics = {**_measured(scores[:graded_count], grades.numpy(),
                                {name: part.numpy() for name, part in split.items()}),
+                   "heldout_comparison_accuracy": comparison_accuracy(scores, compared[TEST]),
+                   "heldout_comparisons": len(compared[TEST]),
                    "best_epoch": result.best_epoch, "epochs_run": result.epochs_run,
                    "stopped_by": result.stopped_by, "train_seconds": round(result.seconds, 1),
                    "simulated_grades": SIMULATED_SOURCE in graded.sources,
@@ -92,10 +100,10 @@ class TrainingJob:
     def _decode(self, graded, image_size: int):
         from .features import load_images
 
-        total = len(graded.items)
+        total = len(graded.all_items)
         self.progress({"stage": "decoding renders", "done": 0, "total": total}, force=True)
         return load_images(
-            [item.png for item in graded.items], image_size, storage=default_storage,
+            [item.png for item in graded.all_items], image_size, storage=default_storage,
             cache_dir=feature_cache_dir(),
             on_progress=lambda done, n: self.progress(
                 {"stage": "decoding renders", "done": done, "total": n}))

@@ -1,6 +1,8 @@
 """How good a taste score is, measured on held-out renders:
 - pairwise accuracy: of two renders with different grades, how often the
   better-graded one scores higher (0.5 is chance; ties count half);
+- comparison accuracy: of the curators' comparisons (one render preferred to
+  another of the same prompt), how often the preferred one scores higher;
 - per-grade score distributions: where nope, okay and love land on the scale;
 - calibration: the Bradley-Terry probability sigmoid(s_a - s_b) that a beats
   b, against how often a's grade really is higher, in bins;
@@ -38,6 +40,15 @@ CHANCE = 0.5
 
 def pairwise_accuracy(scores: np.ndarray, grades: np.ndarray) -> float:
     pairs = ordered_pairs(grades)
+    if len(pairs) == 0:
+        return math.nan
+    margin = np.asarray(scores)[pairs[:, 0]] - np.asarray(scores)[pairs[:, 1]]
+    return float(((margin > 0) + 0.5 * (margin == 0)).mean())
+
+
+def comparison_accuracy(scores: np.ndarray, pairs: np.ndarray) -> float:
+    """Share of (winner, loser) index pairs the scores order the same way
+    (equal scores count half); NaN without pairs."""
     if len(pairs) == 0:
         return math.nan
     margin = np.asarray(scores)[pairs[:, 0]] - np.asarray(scores)[pairs[:, 1]]

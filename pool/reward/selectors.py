@@ -15,6 +15,14 @@ def reward_model_active() -> RewardModel | None:
     return RewardModel.objects.filter(active=True).first()
 
 
+def score_label_active() -> str | None:
+    """The Render.taste_model label of the active model's scores, for the
+    comparing queue (settings.PAINTRL_PAIR_SCORE_LABEL); None while no model
+    is active."""
+    active = RewardModel.objects.filter(active=True).only("pk", "version").first()
+    return model_label(active) if active is not None else None
+
+
 def disjoint_from(reward_model: RewardModel) -> int | None:
     """The version whose training split a yardstick was kept from (None: not a yardstick)."""
     return (reward_model.config or {}).get("disjoint_from")

@@ -1,5 +1,7 @@
 """How a scorer learns from grades: a Bradley-Terry loss over every pair of
-renders in a batch whose grades differ (love > okay > nope), early stopping on
+renders in a batch whose grades differ (love > okay > nope), and over the
+curators' comparisons (the preferred render of two should score higher: the
+same loss, on pairs given rather than derived), early stopping on
 the validation split's pairwise accuracy, a progress callback after each
 epoch and a cancel check between epochs. Seeded: the same data, config and
 seed give the same weights. No database here (services.py feeds it).
@@ -25,8 +27,8 @@ from .model import EmbeddingHead, Scorer, build_scorer
 # default CNN took 0.10 s on one thread and 0.27 s on two.
 DEFAULT_THREADS = 1
 
-__all__ = ["DEFAULT_THREADS", "EpochReport", "FitResult", "TrainConfig", "TrainingCancelled",
-           "bradley_terry_loss", "fit", "new_scorer"]
+__all__ = ["DEFAULT_THREADS", "ComparedImages", "EpochReport", "FitResult", "TrainConfig",
+           "TrainingCancelled", "bradley_terry_loss", "comparison_loss", "fit", "new_scorer"]
 
 
 @dataclass(frozen=True)
@@ -74,18 +76,35 @@ def bradley_terry_loss(scores: torch.Tensor, grades: torch.Tensor) -> torch.Tens
     return F.softplus(-margins[better]).mean()
 
 
+@dataclass(frozen=True)
+class ComparedImages:
+    """Comparisons to train on: `pairs` (P, 2) holds (winner, loser) indices
+    into `images`."""
+
+    images: torch.Tensor
+    pairs: torch.Tensor
+
+
+def comparison_loss(scores: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
+    """Mean of -log sigmoid(s_winner - s_loser): bradley_terry_loss on given pairs."""
+    return F.softplus(-(scores[pairs[:, 0]] - scores[pairs[:, 1]])).mean()
+
+
 def fit(scorer: Scorer, *, train_images: torch.Tensor, train_grades: torch.Tensor,
         validation_images: torch.Tensor, validation_grades: torch.Tensor,
         config: TrainConfig, on_epoch: Callable[[EpochReport], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
-        threads: int = DEFAULT_THREADS) -> FitResult:
+        threads: int = DEFAULT_THREADS, comparisons: ComparedImages | None = None) -> FitResult:
     """Train `scorer` in place and leave it holding its best epoch's weights.
-    Raises TrainingCancelled when `should_stop()` answers True (it is asked
-    before each epoch)."""
+    Each epoch takes the grade batches, then the `comparisons` in batches of
+    as many pairs. Raises TrainingCancelled when `should_stop()` answers True
+    (it is asked before each epoch)."""
     torch.set_num_threads(threads)
     started = time.perf_counter()
     train_inputs = scorer.prepare(train_images)
     validation_inputs = scorer.prepare(validation_images)
+    compared_inputs = (scorer.prepare(comparisons.images)
+                       if comparisons is not None and len(comparisons.pairs) else None)
     module = scorer.module
     if isinstance(module, EmbeddingHead):
         module.fit_standardisation(train_inputs)
@@ -113,10 +132,17 @@ def fit(scorer: Scorer, *, train_images: torch.Tensor, train_grades: torch.Tenso
             loss = bradley_terry_loss(module(inputs), grades[batch])
             if loss is None:
                 continue
-            optimiser.zero_grad(set_to_none=True)
-            loss.backward()
-            optimiser.step()
-            losses.append(loss.item())
+            _step(optimiser, loss, losses)
+        if compared_inputs is not None:
+            pair_order = torch.randperm(len(comparisons.pairs), generator=generator)
+            for start in range(0, len(pair_order), config.batch_size):
+                pairs = comparisons.pairs[pair_order[start:start + config.batch_size]]
+                # Score only the renders these pairs name, re-indexed to them.
+                used, local = torch.unique(pairs, return_inverse=True)
+                inputs = compared_inputs[used]
+                if config.augment:
+                    inputs = module.augment(inputs, generator)
+                _step(optimiser, comparison_loss(module(inputs), local), losses)
         accuracy = pairwise_accuracy(scorer.score_inputs(validation_inputs).numpy(),
                                      validation_grades.numpy())
         if accuracy > best_accuracy:
@@ -139,3 +165,10 @@ def fit(scorer: Scorer, *, train_images: torch.Tensor, train_grades: torch.Tenso
     return FitResult(scorer=scorer, best_epoch=best_epoch, epochs_run=epoch,
                      stopped_by=stopped_by, history=history,
                      seconds=time.perf_counter() - started)
+
+
+def _step(optimiser: torch.optim.Optimizer, loss: torch.Tensor, losses: list[float]) -> None:
+    optimiser.zero_grad(set_to_none=True)
+    loss.backward()
+    optimiser.step()
+    losses.append(loss.item())

@@ -5,17 +5,15 @@
 //   server), each already downloaded and decoded in its own <img>. A grade
 //   swaps the next <img> onto the stage at once; nothing waits for the network.
 // - Every action (grade, skip, undo, a change from the history strip) goes into
-//   an outbox that is sent in order, one request at a time, in the background.
-//   The outbox lives in localStorage until the server confirms each action, so
-//   a failed request is retried (with backoff), a lost session waits for the
-//   curator to log in again, and a closed tab sends what was left on the next
-//   visit. The status pill says which of these is happening; nothing is
-//   dropped silently (an action the server refuses is listed under it).
+//   the outbox (outbox.js, shared with the comparing page): saved in order in
+//   the background, kept in localStorage until the server has it, retried.
 // - Each answer tops up the queue of renders ahead. Saved actions fire a
 //   `grading:saved` event, on which htmx refreshes the progress figures
 //   (throttled), so the grade request itself stays lean.
 (() => {
   "use strict";
+
+  const paintrl = window.paintrl;
 
   const root = document.getElementById("grading");
   const dataEl = document.getElementById("grading-data");
@@ -48,7 +46,6 @@
   const RENEW_MS = Math.max(10000, data.renew_ms || 120000);
   const queryString = new URLSearchParams(data.query).toString();
   const withQuery = (url) => (queryString ? `${url}?${queryString}` : url);
-  const csrfToken = () => document.querySelector("[name=csrfmiddlewaretoken]").value;
 
   // ---- the renders: one on stage, the next few preloaded ----------------------
   let current = null;
@@ -56,20 +53,13 @@
   const upcoming = [];
   const gone = new Set(); // renders acted on in this page: never shown again unless undone
   let after = data.after || 0; // reviewing: the last grade id received
-  let fetching = false;
   let exhausted = data.exhausted; // the server's last word: nothing more is open
 
   function prepare(entry) {
     if (entry.img) return entry;
-    const img = new Image();
-    img.className = "stage-img";
-    img.alt = entry.prompt || `Render ${entry.id}`;
-    img.setAttribute("elementtiming", "grading-render");
-    img.decoding = "async";
-    img.src = entry.png;
-    entry.img = img;
     // A broken image still shows (its alt text); grading it is the curator's call.
-    entry.ready = img.decode().catch(() => {});
+    Object.assign(entry, paintrl.preloadImage(entry.png, entry.prompt || `Render ${entry.id}`,
+      "grading-render"));
     return entry;
   }
 
@@ -138,142 +128,32 @@
     return params;
   }
 
-  // Top up from rating:next when the outbox is idle (its answers top up too);
-  // `renew` asks even with a full queue, which keeps the claims alive.
-  async function topUp(renew = false) {
-    const held = upcoming.length + (current ? 1 : 0);
-    if (fetching || outbox.items.length) return;
-    if (!renew && (exhausted || held >= data.prefetch - 1)) return;
-    fetching = true;
-    try {
-      const url = new URL(data.urls.next, location.href);
-      for (const [k, v] of Object.entries({ ...data.query, ...queueRequest() })) url.searchParams.set(k, v);
-      const response = await fetch(url, { headers: { Accept: "application/json" }, redirect: "manual" });
-      if (!response.ok) return; // the outbox reports trouble; an empty stage says "Loading"
-      const body = await response.json();
+  // Top up from rating:next (outbox.js): what the page holds, and the filter.
+  const topUp = paintrl.createTopUp({
+    url: data.urls.next,
+    params: () => ({ ...data.query, ...queueRequest() }),
+    wanted: () => !exhausted && upcoming.length + (current ? 1 : 0) < data.prefetch - 1,
+    idle: () => !outbox.items.length,
+    onAnswer: (body) => {
       exhausted = body.exhausted;
       receive(body.entries);
       if (!current) show(null);
-    } catch (err) {
-      // offline: the next action or the renew timer tries again
-    } finally {
-      fetching = false;
-    }
-  }
+    },
+  });
 
   // ---- the outbox: actions saved in order, never dropped silently -------------
-  const outbox = {
+  const outbox = paintrl.createOutbox({
     key: `paintrl:grading-outbox:${data.user}`,
-    items: [],
-    saved: 0,
-    failures: 0,
-    state: "ok", // ok | pending | retrying | blocked
-    note: "",
-    sending: false,
-    wake: null,
-
-    load() {
-      try { this.items = JSON.parse(localStorage.getItem(this.key) || "[]"); } catch { this.items = []; }
-      for (const op of this.items) if (op.op === "grade" || op.op === "skip") gone.add(op.render);
-    },
-    persist() {
-      try { localStorage.setItem(this.key, JSON.stringify(this.items)); } catch { /* private mode: memory only */ }
-    },
-    push(op) {
-      this.items.push(op);
-      this.persist();
-      this.showStatus();
-      this.pump();
-    },
-    async pump() {
-      if (this.sending) return;
-      this.sending = true;
-      try {
-        while (this.items.length) {
-          const op = this.items[0];
-          const result = await send(op);
-          if (result.kind === "saved" || result.kind === "refused") {
-            this.items.shift();
-            this.persist();
-            this.failures = 0;
-            if (result.kind === "saved") {
-              this.saved += 1;
-              answered(result.body);
-            } else {
-              reportRefused(op, result.message);
-            }
-          } else {
-            this.failures += 1;
-            this.state = result.kind === "auth" ? "blocked" : "retrying";
-            this.note = result.message;
-            this.showStatus();
-            // 1, 2, 4 … 30 s; a lost login is checked every 10 s until it is back.
-            const wait = result.kind === "auth" ? 10000 : Math.min(30000, 1000 * 2 ** (this.failures - 1));
-            await new Promise((resolve) => { this.wake = resolve; setTimeout(resolve, wait); });
-            this.wake = null;
-          }
-          this.showStatus();
-        }
-      } finally {
-        this.sending = false;
-        this.showStatus();
-        topUp();
-      }
-    },
-    showStatus() {
-      const n = this.items.length;
-      if (!n) { this.state = "ok"; this.note = ""; }
-      else if (this.state === "ok") this.state = "pending";
-      const waiting = `${n} action${n === 1 ? "" : "s"} kept in this browser until saved`;
-      const text = {
-        ok: "All grades saved",
-        pending: `Saving… (${n})`,
-        retrying: `Not saved yet: ${this.note}. Retrying; ${waiting}.`,
-        blocked: `Not saved: ${this.note}. ${waiting}.`,
-      }[this.state];
-      statusEl.className = `save-status is-${this.state}`;
-      statusEl.dataset.pending = String(n);
-      statusEl.dataset.saved = String(this.saved);
-      statusEl.replaceChildren(text);
-      if (this.state === "blocked") {
-        const link = document.createElement("a");
-        link.href = data.urls.login;
-        link.target = "_blank";
-        link.textContent = " Log in again (new tab)";
-        statusEl.append(link);
-      }
-    },
-  };
-
-  async function send(op) {
-    const body = new URLSearchParams();
-    for (const [k, v] of Object.entries({ ...op, ...queueRequest() })) {
-      if (v !== undefined && v !== null) body.append(k, v);
-    }
-    let response;
-    try {
-      response = await fetch(withQuery(data.urls.act), {
-        method: "POST",
-        body,
-        headers: { "X-CSRFToken": csrfToken(), Accept: "application/json" },
-        credentials: "same-origin",
-        redirect: "manual", // a lost session redirects to the login page: not a success
-      });
-    } catch (err) {
-      return { kind: "retry", message: "the server cannot be reached" };
-    }
-    if (response.type === "opaqueredirect" || response.status === 401 || response.status === 403) {
-      return { kind: "auth", message: "your session ended or your curator access changed" };
-    }
-    const isJson = (response.headers.get("Content-Type") || "").includes("application/json");
-    const body2 = isJson ? await response.json().catch(() => null) : null;
-    if (response.ok && body2) return { kind: "saved", body: body2 };
-    if (response.status === 400 || response.status === 404) {
-      const fields = body2?.fields ? Object.values(body2.fields).flat().join("; ") : "";
-      return { kind: "refused", message: fields || body2?.error || `refused (${response.status})` };
-    }
-    return { kind: "retry", message: `the server answered ${response.status}` };
-  }
+    url: withQuery(data.urls.act),
+    fields: queueRequest,
+    statusEl,
+    errorsEl,
+    loginUrl: data.urls.login,
+    savedText: "All grades saved",
+    describe: (op) => `Render ${op.render}: ${op.op}${op.value ? ` ${op.value}` : ""}`,
+    onSaved: answered,
+    onIdle: () => topUp(),
+  });
 
   function answered(body) {
     exhausted = body.exhausted;
@@ -285,18 +165,6 @@
     if (figures && data.reviewing) figures.setAttribute("hx-vals", JSON.stringify({ after }));
     document.body.dispatchEvent(new CustomEvent("grading:saved", { detail: body.saved }));
   }
-
-  function reportRefused(op, message) {
-    const li = document.createElement("li");
-    li.textContent = `Render ${op.render}: ${op.op}${op.value ? ` ${op.value}` : ""} was not saved: ${message}`;
-    errorsEl.append(li);
-    errorsEl.hidden = false;
-  }
-
-  window.addEventListener("online", () => outbox.wake?.());
-  window.addEventListener("beforeunload", (event) => {
-    if (outbox.items.length) event.preventDefault(); // they are kept, but say so
-  });
 
   // ---- actions ----------------------------------------------------------------
   const undoStack = (data.undo || []).map((step) => ({ ...step, op: "grade" }));
@@ -467,6 +335,7 @@
 
   // ---- start ----------------------------------------------------------------------
   outbox.load();
+  for (const op of outbox.items) if (op.op === "grade" || op.op === "skip") gone.add(op.render);
   const first = data.entries.filter((e) => !gone.has(e.id)).map(prepare);
   current = null;
   upcoming.push(...first.slice(1));

@@ -86,6 +86,10 @@ class Command(BaseCommand):
             f"({kind} grades, {data['renders']} renders); best epoch {metrics['best_epoch']} "
             f"of {metrics['epochs_run']} ({metrics['stopped_by']}), "
             f"{metrics['train_seconds']:.0f} s."))
+        compared = metrics.get("heldout_comparison_accuracy")
+        if compared is not None:
+            self.stdout.write(f"  held-out comparison accuracy {compared:.3f} on "
+                              f"{metrics['heldout_comparisons']} comparisons")
         warning = evidence_warning(metrics["test"])
         if warning:
             self.stdout.write(self.style.WARNING(
