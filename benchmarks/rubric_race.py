@@ -55,6 +55,9 @@ import grpo_bench
 # The race reads "reached" off a curve smoothed by a centred mean of this many
 # probes: a probe is 8 samples, and one lucky probe is not a level held.
 WINDOW = 3
+# The second reading, the yardstick on each step's own rollouts (16 renders a
+# step, against the probe's 8 every 5 steps), is smoothed over this many steps.
+ROLLOUT_WINDOW = 5
 # The issue's target: v2 reaches v1's ceiling in at most half v1's steps.
 TARGET_RATIO = 0.5
 
@@ -78,7 +81,12 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--out", help="keep the measurements here (JSON)")
     parser.add_argument("--charts", help="write the race's charts (SVG) into this folder")
     parser.add_argument("--report", help="print a kept JSON file's race again; train nothing")
+    parser.add_argument("--runs", type=int, nargs="+",
+                        help="read these finished runs of --database (a v2 run and its clone "
+                             "with v1 per seed) as a race; train nothing")
     args = parser.parse_args()
+    if args.runs and not args.database:
+        parser.error("--runs reads runs of a database: give --database (and --media)")
     if args.probe < 1:
         parser.error("--probe must be at least 1: the race is read off the probe")
     return args
@@ -114,6 +122,7 @@ def run_measure(run) -> dict:
                                      [(r.step, r.group) for r in rollouts]) if rollouts else None
     rewards = [s.reward_mean for s in steps if s.reward_mean is not None]
     adjusted = grpo_bench.prompt_adjusted(run)
+    by_step = rollout_yardstick(run, rollouts)
     return {
         "run": run.pk, "rubric": str(run.rubric), "status": run.status, "error": run.error,
         "seed": run.seed, "signals": [s.name for s in specs],
@@ -124,11 +133,43 @@ def run_measure(run) -> dict:
                    "ramp": statistics.fmean(ramp_by_step[s.step]) if s.step in ramp_by_step
                    else None, "seconds": s.times.get("total")} for s in steps],
         "probes": probes,
+        "rollout_yardstick": [{"step": step, "score": statistics.fmean(scores)}
+                              for step, scores in sorted(by_step.items())],
         "reward_t": (reward_trend(rewards) or {}).get("t"),
         "adjusted_t": adjusted["t"] if adjusted else None,
         "correlation": diagnostics["correlation"] if diagnostics else None,
         "redundant": diagnostics["redundant"] if diagnostics else [],
     }
+
+
+def rollout_yardstick(run, rollouts) -> dict[int, list[float]]:
+    """The yardstick's score of each step's rollouts, as the probe scores its
+    samples (training.runs.probe.samples.Prober.scores: the mean win
+    probability against the probe's fixed references, 0 for a sketch the gate
+    rejected), by step: the second reading of the race, with a step's prompts
+    in place of the probe's fixed ones (the same prompts for v1 and v2 at each
+    step, so the two curves are paired step by step)."""
+    from types import SimpleNamespace
+
+    from sketches.models import Render
+    from training.reward_signals import rollout_from_render
+    from training.runs.probe.samples import ProbePlan, Prober
+
+    plan = ProbePlan.from_launched(run.launched_config or {})
+    if plan is None:
+        return {}
+    prober = Prober(run_id=run.pk, plan=plan, renderer=None)
+    renders = Render.objects.in_bulk([r.render_id for r in rollouts if r.render_id])
+    stored = [(r.step, rollout_from_render(renders[r.render_id]))
+              for r in rollouts if r.render_id in renders]
+    outcomes = [SimpleNamespace(status=rollout.status,
+                                png=rollout.picture.data if rollout.picture else None)
+                for _, rollout in stored]
+    by_step: dict[int, list[float]] = {}
+    for (step, _), score in zip(stored, prober.scores(outcomes), strict=True):
+        if score is not None:  # an unavailable render has none
+            by_step.setdefault(step, []).append(score)
+    return by_step
 
 
 def v1_rubric(target: int):
@@ -196,8 +237,14 @@ def keep(args: argparse.Namespace, results: dict) -> None:
 
 # --- reading the race -------------------------------------------------------------------------
 
-def curve(run: dict) -> tuple[list[int], list[float]]:
-    known = [p for p in run["probes"] if p["score"] is not None]
+READINGS = {  # what a curve is read off, and the centred window that smooths it
+    "probes": ("the probe", WINDOW),
+    "rollout_yardstick": ("the rollouts", ROLLOUT_WINDOW),
+}
+
+
+def curve(run: dict, reading: str = "probes") -> tuple[list[int], list[float]]:
+    known = [p for p in run.get(reading) or [] if p["score"] is not None]
     return [p["step"] for p in known], [p["score"] for p in known]
 
 
@@ -208,39 +255,52 @@ def thirds(values: list[float]) -> tuple[float | None, float | None]:
     return statistics.fmean(values[:third]), statistics.fmean(values[-third:])
 
 
-def duel(v1: dict, v2: dict) -> dict:
-    """One seed's race, or the seeds' mean curves': v1's ceiling, when each
-    reaches it, and how code length moved."""
+def race_read(v1: dict, v2: dict, reading: str) -> dict:
+    """v1's ceiling on one reading's curves, the step each run first reaches
+    it, v2's steps over v1's, and each curve's slope t."""
     from training.diagnostics import first_reaching, reward_trend
 
-    (s1, y1), (s2, y2) = curve(v1), curve(v2)
+    window = READINGS[reading][1]
+    (s1, y1), (s2, y2) = curve(v1, reading), curve(v2, reading)
     trend1, trend2 = reward_trend(y1), reward_trend(y2)
-    ceiling = trend1["last"] if trend1 else None
-    reach1 = first_reaching(s1, y1, ceiling, window=WINDOW) if ceiling is not None else None
-    reach2 = first_reaching(s2, y2, ceiling, window=WINDOW) if ceiling is not None else None
-    ratio = reach2 / reach1 if reach1 and reach2 is not None else None
+    if trend1 is None or trend2 is None:
+        return {"ceiling": None, "v1_reach": None, "v2_reach": None, "ratio": None,
+                "v1_t": None, "v2_t": None}
+    ceiling = trend1["last"]
+    reach1 = first_reaching(s1, y1, ceiling, window=window)
+    reach2 = first_reaching(s2, y2, ceiling, window=window)
+    return {"ceiling": ceiling, "v1_reach": reach1, "v2_reach": reach2,
+            "ratio": reach2 / reach1 if reach1 and reach2 is not None else None,
+            "v1_t": trend1["t"], "v2_t": trend2["t"]}
+
+
+def duel(v1: dict, v2: dict) -> dict:
+    """One seed's race, or the seeds' mean curves': each reading, and how code
+    length moved."""
     code = {}
     for name, run in (("v1", v1), ("v2", v2)):
         first, last = thirds([s["tokens"] for s in run["steps"] if s["tokens"] is not None])
         code[name] = {"first": first, "last": last}
-    return {"ceiling": ceiling, "v1_reach": reach1, "v2_reach": reach2, "ratio": ratio,
-            "v1_probe_t": trend1 and trend1["t"], "v2_probe_t": trend2 and trend2["t"],
-            "code": code}
+    return {**{reading: race_read(v1, v2, reading) for reading in READINGS}, "code": code}
 
 
 def mean_run(runs: list[dict]) -> dict:
-    """The seeds' runs of one rubric as one: the mean probe score and step
-    tokens at each step they all have."""
-    probe_steps = sorted(set.intersection(*(set(curve(r)[0]) for r in runs)))
-    probes = [{"step": step, "score": statistics.fmean(
-        dict(zip(*curve(r), strict=True))[step] for r in runs)} for step in probe_steps]
+    """The seeds' runs of one rubric as one: each reading's mean score and the
+    mean step tokens at each step they all have."""
+    merged: dict = {}
+    for reading in READINGS:
+        curves = [dict(zip(*curve(r, reading), strict=True)) for r in runs]
+        shared = sorted(set.intersection(*(set(c) for c in curves)))
+        merged[reading] = [{"step": step, "score": statistics.fmean(c[step] for c in curves)}
+                           for step in shared]
     step_numbers = sorted(set.intersection(*({s["step"] for s in r["steps"]} for r in runs)))
-    steps = []
+    merged["steps"] = []
     for step in step_numbers:
         tokens = [s["tokens"] for r in runs for s in r["steps"]
                   if s["step"] == step and s["tokens"] is not None]
-        steps.append({"step": step, "tokens": statistics.fmean(tokens) if tokens else None})
-    return {"probes": probes, "steps": steps}
+        merged["steps"].append({"step": step,
+                                "tokens": statistics.fmean(tokens) if tokens else None})
+    return merged
 
 
 def number(value, spec: str = ".3f") -> str:
@@ -256,6 +316,28 @@ def pairs(results: dict) -> list[tuple[int, dict, dict]]:
             if {"v1", "v2"} <= set(runs) and all(r["probes"] for r in runs.values())]
 
 
+def run_print(run: dict) -> None:
+    curve_text = " ".join(f"{p['step']}:{number(p['score'], '.2f')}" for p in run["probes"])
+    dropped = f"; dropped {', '.join(run['dropped'])}" if run["dropped"] else ""
+    print(f"\n{run['rubric']} seed {run['seed']} (run {run['run']}, {run['status']}"
+          f"{dropped}): reward t {number(run['reward_t'], '.2f')}, prompt-adjusted t "
+          f"{number(run['adjusted_t'], '.2f')}")
+    print(f"  probe by step: {curve_text}")
+    ramp = [s for s in run["steps"] if s["ramp"] is not None]
+    if ramp:
+        saturated = next((s["step"] for s in ramp if s["ramp"] >= 0.95), None)
+        print(f"  length ramp: mean {ramp[0]['ramp']:.2f} at step {ramp[0]['step']}, "
+              f"{ramp[-1]['ramp']:.2f} at step {ramp[-1]['step']}; a step's mean first "
+              f"at 0.95 or more: {saturated if saturated is not None else 'never'}")
+    redundant = ", ".join(f"{p['a']} ~ {p['b']} r={p['r']:.2f}" for p in run["redundant"])
+    print(f"  signals measuring one thing (|r| >= 0.85, group-centred): {redundant or 'none'}")
+    if run["rubric"].startswith("v2") and run["correlation"]:
+        names, matrix = run["correlation"]["names"], run["correlation"]["matrix"]
+        if "preference" in names and "pairwise" in names:
+            r = matrix[names.index("preference")][names.index("pairwise")]
+            print(f"  preference ~ pairwise r = {number(r, '.2f')}")
+
+
 def print_report(results: dict) -> None:
     settings = results["settings"]
     print(f"\nthe race: {settings['steps']} steps x {settings['prompts_per_step']} prompts x "
@@ -264,89 +346,96 @@ def print_report(results: dict) -> None:
           + (f" (1.5 x the step-0 probe's {results['ramp_start_tokens']:.1f})"
              if results.get("ramp_start_tokens") else ""))
     for run in results["runs"]:
-        curve_text = " ".join(f"{p['step']}:{number(p['score'], '.2f')}" for p in run["probes"])
-        dropped = f"; dropped {', '.join(run['dropped'])}" if run["dropped"] else ""
-        print(f"\n{run['rubric']} seed {run['seed']} (run {run['run']}, {run['status']}"
-              f"{dropped}): reward t {number(run['reward_t'], '.2f')}, prompt-adjusted t "
-              f"{number(run['adjusted_t'], '.2f')}")
-        print(f"  yardstick by step: {curve_text}")
-        ramp = [s for s in run["steps"] if s["ramp"] is not None]
-        if ramp:
-            saturated = next((s["step"] for s in ramp if s["ramp"] >= 0.95), None)
-            print(f"  length ramp: mean {ramp[0]['ramp']:.2f} at step {ramp[0]['step']}, "
-                  f"{ramp[-1]['ramp']:.2f} at step {ramp[-1]['step']}; a step's mean first "
-                  f"at 0.95 or more: {saturated if saturated is not None else 'never'}")
-        redundant = ", ".join(f"{p['a']} ~ {p['b']} r={p['r']:.2f}" for p in run["redundant"])
-        print(f"  signals measuring one thing (|r| >= 0.85, group-centred): "
-              f"{redundant or 'none'}")
-        if run["rubric"].startswith("v2") and run["correlation"]:
-            names, matrix = run["correlation"]["names"], run["correlation"]["matrix"]
-            if "preference" in names and "pairwise" in names:
-                r = matrix[names.index("preference")][names.index("pairwise")]
-                print(f"  preference ~ pairwise r = {number(r, '.2f')}")
-    duels = [(seed, duel(v1, v2)) for seed, v1, v2 in pairs(results)]
-    if not duels:
+        run_print(run)
+    found = pairs(results)
+    if not found:
         print("\nno seed has both runs finished: no race to read")
         return
-    v1_runs = [v1 for _, v1, _ in pairs(results)]
-    v2_runs = [v2 for _, _, v2 in pairs(results)]
+    duels = [(seed, duel(v1, v2)) for seed, v1, v2 in found]
     if len(duels) > 1:
-        duels.append(("mean", duel(mean_run(v1_runs), mean_run(v2_runs))))
-    print(f"\n{'seed':>5} {'v1 ceiling':>10} {'v1 reaches':>10} {'v2 reaches':>10} "
-          f"{'v2/v1':>6} {'v1 probe t':>10} {'v2 probe t':>10} {'v1 tokens':>13} "
-          f"{'v2 tokens':>13}")
-    met = 0
+        duels.append(("mean", duel(mean_run([v1 for _, v1, _ in found]),
+                                   mean_run([v2 for _, _, v2 in found]))))
+    for reading, (label, window) in READINGS.items():
+        print(f"\nread off {label} (a centred mean of {window} points):")
+        print(f"{'seed':>5} {'v1 ceiling':>10} {'v1 reaches':>10} {'v2 reaches':>10} "
+              f"{'v2/v1':>6} {'v1 t':>6} {'v2 t':>6}")
+        met = 0
+        for seed, d in duels:
+            r = d[reading]
+            if seed != "mean" and r["ratio"] is not None and r["ratio"] <= TARGET_RATIO:
+                met += 1
+            print(f"{seed!s:>5} {number(r['ceiling']):>10} {number(r['v1_reach'], 'd'):>10} "
+                  f"{number(r['v2_reach'], 'd'):>10} {number(r['ratio'], '.2f'):>6} "
+                  f"{number(r['v1_t'], '.2f'):>6} {number(r['v2_t'], '.2f'):>6}")
+        print(f"v2 reached v1's ceiling in at most {TARGET_RATIO:.0%} of v1's steps on {met} "
+              f"of {len(found)} seeds (target: at least 2 of 3)")
+    print(f"\n{'seed':>5} {'v1 tokens':>13} {'v2 tokens':>13}")
     for seed, d in duels:
-        if seed != "mean" and d["ratio"] is not None and d["ratio"] <= TARGET_RATIO:
-            met += 1
         code = {name: f"{number(c['first'], '.0f')} -> {number(c['last'], '.0f')}"
                 for name, c in d["code"].items()}
-        print(f"{seed!s:>5} {number(d['ceiling']):>10} {number(d['v1_reach'], 'd'):>10} "
-              f"{number(d['v2_reach'], 'd'):>10} {number(d['ratio'], '.2f'):>6} "
-              f"{number(d['v1_probe_t'], '.2f'):>10} {number(d['v2_probe_t'], '.2f'):>10} "
-              f"{code['v1']:>13} {code['v2']:>13}")
-    seeds = len([d for seed, d in duels if seed != "mean"])
-    print(f"\nv2 reached v1's ceiling in at most {TARGET_RATIO:.0%} of v1's steps on {met} of "
-          f"{seeds} seeds (target: at least 2 of 3). 'reaches': the first probe step at which "
-          f"the curve, as a centred mean of {WINDOW} probes, is at v1's ceiling or above; "
-          "'-': never within the run (v2/v1 is '-' too where v1 was at its ceiling at step 0). "
-          "Tokens: mean completion tokens, first third -> last "
-          "third of the steps.")
+        print(f"{seed!s:>5} {code['v1']:>13} {code['v2']:>13}")
+    print("\n'reaches': the first step at which the smoothed curve is at v1's ceiling (the "
+          "mean of the last third of v1's points) or above; '-': never within the run (v2/v1 "
+          "is '-' too where v1 was at its ceiling at step 0). t: the least-squares slope's t. "
+          "Tokens: mean completion tokens, first third -> last third of the steps.")
     if results.get("charts"):
         print(f"charts: {', '.join(results['charts'])}")
 
 
 def charts_write(results: dict, folder: str) -> list[str]:
-    """The seeds' mean yardstick curves with v1's ceiling, and their code
-    lengths, as SVG files in `folder`."""
+    """The seeds' mean yardstick curves (probe and rollouts) with v1's
+    ceilings, and their code lengths, as SVG files in `folder`."""
     from training.charts import lines_svg
 
-    v1_runs = [v1 for _, v1, _ in pairs(results)]
-    v2_runs = [v2 for _, _, v2 in pairs(results)]
-    if not v1_runs:
+    found = pairs(results)
+    if not found:
         return []
-    v1, v2 = mean_run(v1_runs), mean_run(v2_runs)
-    ceiling = duel(v1, v2)["ceiling"]
-    seeds = len(v1_runs)
-    yardstick = lines_svg({
-        "v1": [(p["step"], p["score"]) for p in v1["probes"]],
-        "v2": [(p["step"], p["score"]) for p in v2["probes"]],
-        "v1's ceiling": [(p["step"], ceiling) for p in v1["probes"]],
-    }, y_label="yardstick (win rate)", x_label="step", whole_x=True,
-        title=f"Probe scored by the yardstick, mean of {seeds} seeds")
-    tokens = lines_svg({
+    v1, v2 = mean_run([v1 for _, v1, _ in found]), mean_run([v2 for _, _, v2 in found])
+    race = duel(v1, v2)
+    charts = {}
+    for reading, (label, _) in READINGS.items():
+        ceiling = race[reading]["ceiling"]
+        charts[f"rubric_race_{reading}.svg"] = lines_svg({
+            "v1": [(p["step"], p["score"]) for p in v1[reading]],
+            "v2": [(p["step"], p["score"]) for p in v2[reading]],
+            "v1's ceiling": [(p["step"], ceiling) for p in v1[reading]],
+        }, y_label="yardstick (win rate)", x_label="step", whole_x=True,
+            title=f"The yardstick on {label}, mean of {len(found)} seeds")
+    charts["rubric_race_tokens.svg"] = lines_svg({
         "v1": [(s["step"], s["tokens"]) for s in v1["steps"]],
         "v2": [(s["step"], s["tokens"]) for s in v2["steps"]],
     }, y_label="completion tokens", x_label="step", whole_x=True,
-        title=f"Code length (mean completion tokens), mean of {seeds} seeds")
+        title=f"Code length (mean completion tokens), mean of {len(found)} seeds")
     Path(folder).mkdir(parents=True, exist_ok=True)
     written = []
-    for name, svg in (("rubric_race_yardstick.svg", yardstick),
-                      ("rubric_race_tokens.svg", tokens)):
+    for name, svg in charts.items():
         path = Path(folder) / name
         path.write_text(str(svg) + "\n")
         written.append(str(path))
     return written
+
+
+def runs_read(args: argparse.Namespace) -> dict:
+    """The race of runs trained already (--runs), read as a race of this
+    script's own: pairs by seed, v2 and v1 at our scale."""
+    from training.models import TrainingRun
+    from training.rubrics import LENGTH
+
+    runs = list(TrainingRun.objects.filter(pk__in=args.runs).order_by("pk"))
+    if len(runs) != len(set(args.runs)):
+        found = {run.pk for run in runs}
+        raise SystemExit(f"no run {', '.join(str(i) for i in args.runs if i not in found)} "
+                         "in that database")
+    first = runs[0]
+    ramp = next((signal.get("params", {}).get("target_tokens") for run in runs
+                 for signal in run.rubric.signals if signal.get("kind") == LENGTH
+                 and signal.get("params", {}).get("mode") == "ramp"), None)
+    return {"settings": {"seeds": sorted({run.seed for run in runs}), "steps": first.max_steps,
+                         "probe": first.probe_every, "generations": first.num_generations,
+                         "prompts_per_step": first.prompts_per_step,
+                         "lr": first.learning_rate, "max_tokens": first.max_completion_length,
+                         "world": None},
+            "ramp_target": ramp, "runs": [run_measure(run) for run in runs]}
 
 
 def main() -> None:
@@ -362,7 +451,7 @@ def main() -> None:
         print_report(results)
         return
     with grpo_bench.world(args, yardstick=True):
-        results = race(args)
+        results = runs_read(args) if args.runs else race(args)
         if args.charts:
             results["charts"] = charts_write(results, args.charts)
         keep(args, results)
