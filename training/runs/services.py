@@ -92,13 +92,13 @@ def run_problems(run: TrainingRun) -> list[str]:
     problems = []
     path = policy_path(run.base_model)
     if not policy_exists(path):
-        problems.append(_policy_missing(path))
+        problems.append(policy_missing(path))
     try:
         specs = signal_specs(run.rubric.signals)
     except RubricError as error:
         problems.append(f"rubric {run.rubric}: {error}")
     else:
-        problems.extend(_reward_problems(run, specs))
+        problems.extend(reward_problems(run, specs, how_to_drop=HOW_TO_DROP))
     prompts = run.prompt_set.prompts
     if not isinstance(prompts, list) or not prompts or not all(
             isinstance(p, str) and p.strip() for p in prompts):
@@ -109,21 +109,24 @@ def run_problems(run: TrainingRun) -> list[str]:
     return problems
 
 
-def run_unanswerable(run: TrainingRun, specs) -> list[dict]:
-    """The weighted signals of `specs` the run's judges and snapshot can never
-    answer, as dropped_signals records them ({name, kind, weight, reason})."""
+def run_unanswerable(run, specs) -> list[dict]:
+    """The weighted signals of `specs` the run's (or job's: reward_problems)
+    judges and snapshot can never answer, as dropped_signals records them
+    ({name, kind, weight, reason})."""
     context = signal_context_for(judge=run.judge, scorer=run.scorer, snapshot=run.snapshot)
     return signals_unanswerable(specs, context)
 
 
-def _reward_problems(run: TrainingRun, specs) -> list[str]:
-    """Signals that can never be answered, unless the run drops them; and a
-    drop that would leave nothing to reward."""
+def reward_problems(run, specs, *, how_to_drop: str) -> list[str]:
+    """Signals that can never be answered, unless the job drops them; and a
+    drop that would leave nothing to reward. `run` is a training run, or any
+    job with the same rubric, judge, scorer, snapshot and drop_unanswerable
+    fields (a prompt optimisation, training.optimiser)."""
     found = run_unanswerable(run, specs)
     if not found:
         return []
     if not run.drop_unanswerable:
-        return [f"rubric {run.rubric}: {unanswerable_text(found, how_to_drop=HOW_TO_DROP)}"]
+        return [f"rubric {run.rubric}: {unanswerable_text(found, how_to_drop=how_to_drop)}"]
     try:
         specs_kept(specs, found)
     except RubricError as error:
@@ -131,7 +134,8 @@ def _reward_problems(run: TrainingRun, specs) -> list[str]:
     return []
 
 
-def _policy_missing(path) -> str:
+def policy_missing(path) -> str:
+    """Why there is no policy at `path` (still building, or never built), and the way out."""
     build = build_status(path)
     if build is not None and build.state == BUILDING:
         return (f"the policy at {path} is still being built ({build.done:.0%} of its training "
