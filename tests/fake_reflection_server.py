@@ -19,6 +19,8 @@ import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from tests.fake_vision_server import json_send
+
 # GEPA's default reflection template (gepa.strategies.instruction_proposal)
 # puts the current instructions between these two texts.
 CURRENT_BEFORE = "perform a task for me:\n```\n"
@@ -90,12 +92,7 @@ def _handler_for(server: FakeReflectionServer):
                                                       "content": server.answer(body)}}]})
 
         def _send(self, status: int, payload: dict) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            json_send(self, status, payload)
 
         def log_message(self, format, *args):  # noqa: A002 - quiet test output
             pass

@@ -93,7 +93,7 @@ class TestOnTheTrainWorker:
         job = fresh(job)
         assert job.status == Status.DONE, job.error
         assert job.progress["metric_calls"] <= TINY["max_metric_calls"]
-        assert job.launched_config["gepa"] == "0.1.4"
+        assert job.launched_config["versions"]["gepa"] == "0.1.4"
 
         candidates = list(selectors.candidates_of(job))
         seed, *children = candidates

@@ -216,7 +216,28 @@ class PromptSet(models.Model):
         return f"{self.name} ({len(self.prompts)} prompts)"
 
 
-class TrainingRun(Job):
+class RewardJudges(models.Model):
+    """Who scores a job's samples against its rubric: a run's, a prompt
+    optimisation's (training.runs.services.choice_problems checks them)."""
+
+    snapshot = models.ForeignKey(PoolSnapshot, null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="+", help_text="References for pairwise signals.")
+    judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="+",
+                              help_text="Answers pairwise and absolute questions.")
+    scorer = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="+",
+                               help_text="Gives the preference score.")
+    drop_unanswerable = models.BooleanField(
+        default=False, verbose_name="drop signals the judges cannot answer",
+        help_text="Otherwise a rubric asking the judges a question they can never answer (the "
+                  "local reward model: adherence, or anything without an active model) is "
+                  "refused at launch. Dropped signals are shown on the run page with their "
+                  "weight; the others' shares grow.")
+
+    class Meta:
+        abstract = True
+
+
+class TrainingRun(Job, RewardJudges):
     """A GRPO run: what it trains, against what, with which settings, and
     where it has got to. Launched, cancelled, resumed and cloned from the
     admin; run by training.runs on the train worker. A run exists as a draft
@@ -269,18 +290,6 @@ class TrainingRun(Job):
     system_prompt = models.ForeignKey(SystemPrompt, on_delete=models.PROTECT,
                                       related_name="runs")
     rubric = models.ForeignKey(Rubric, on_delete=models.PROTECT, related_name="runs")
-    snapshot = models.ForeignKey(PoolSnapshot, null=True, blank=True, on_delete=models.PROTECT,
-                                 related_name="+", help_text="References for pairwise signals.")
-    judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="+",
-                              help_text="Answers pairwise and absolute questions.")
-    scorer = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="+",
-                               help_text="Gives the preference score.")
-    drop_unanswerable = models.BooleanField(
-        default=False, verbose_name="drop signals the judges cannot answer",
-        help_text="Otherwise a rubric asking the judges a question they can never answer (the "
-                  "local reward model: adherence, or anything without an active model) is "
-                  "refused at launch. Dropped signals are shown on the run page with their "
-                  "weight; the others' shares grow.")
     # Evaluation: a fixed probe scored by an independent yardstick (runs/probe)
     probe_every = models.PositiveIntegerField(
         default=0,
@@ -474,7 +483,7 @@ class ProbeSample(models.Model):
                                                name="probe_sample_unique")]
 
 
-class PromptOptimisation(Job):
+class PromptOptimisation(Job, RewardJudges):
     """A system prompt evolved by GEPA (the `gepa` package) against a rubric:
     each candidate prompt is scored by sampling the policy with it on the
     prompt set, rendering and scoring the samples; a reflection model (an
@@ -495,16 +504,6 @@ class PromptOptimisation(Job):
                                     verbose_name="seed system prompt",
                                     help_text="The candidate GEPA starts from.")
     rubric = models.ForeignKey(Rubric, on_delete=models.PROTECT, related_name="+")
-    snapshot = models.ForeignKey(PoolSnapshot, null=True, blank=True, on_delete=models.PROTECT,
-                                 related_name="+", help_text="References for pairwise signals.")
-    judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="+",
-                              help_text="Answers pairwise and absolute questions.")
-    scorer = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="+",
-                               help_text="Gives the preference score.")
-    drop_unanswerable = models.BooleanField(
-        default=False, verbose_name="drop signals the judges cannot answer",
-        help_text="Otherwise a rubric asking the judges a question they can never answer is "
-                  "refused at launch.")
     reflection = models.ForeignKey(
         Judge, on_delete=models.PROTECT, related_name="+", verbose_name="reflection model",
         help_text="An openai judge row: its base URL, model, key variable, timeout and retries "

@@ -28,6 +28,20 @@ class ReflectionUnavailable(RuntimeError):
     """The reflection model cannot be asked (configuration) or did not answer."""
 
 
+def reflection_endpoint(judge) -> dict:
+    """The endpoint settings of a Judge row of backend openai
+    (judges.openai_compat.endpoint_settings); ReflectionUnavailable says what is
+    wrong with any other row, or one with no URL or model."""
+    if judge.backend != "openai":
+        raise ReflectionUnavailable(
+            f"reflection model {judge.name!r} is a {judge.backend} judge: choose a judge row "
+            "of backend openai (an OpenAI-compatible chat endpoint)")
+    try:
+        return endpoint_settings(judge)
+    except JudgeUnavailable as error:
+        raise ReflectionUnavailable(f"reflection model: {error}") from error
+
+
 class ReflectionModel:
     def __init__(self, *, base_url: str, model: str, api_key: str | None, timeout_s: float,
                  retries: int):
@@ -38,18 +52,11 @@ class ReflectionModel:
 
     @classmethod
     def from_judge(cls, judge) -> ReflectionModel:
-        """The model a Judge row configures. Unlike a judge, a named key
-        variable that is unset is an error: a reflection model is asked for
-        every candidate, and a job that learns of a refused key only after
-        sampling the seed has wasted that work."""
-        if judge.backend != "openai":
-            raise ReflectionUnavailable(
-                f"reflection model {judge.name!r} is a {judge.backend} judge: choose a judge "
-                "row of backend openai (an OpenAI-compatible chat endpoint)")
-        try:
-            settings = endpoint_settings(judge)
-        except JudgeUnavailable as error:
-            raise ReflectionUnavailable(f"reflection model: {error}") from error
+        """The model a Judge row configures (reflection_endpoint). Unlike a
+        judge, a named key variable that is unset is an error: a reflection
+        model is asked for every candidate, and a job that learns of a refused
+        key only after sampling the seed has wasted that work."""
+        settings = reflection_endpoint(judge)
         if judge.api_key_env and settings["api_key"] is None:
             raise ReflectionUnavailable(
                 f"reflection model {judge.name!r}: the variable {judge.api_key_env} that should "

@@ -8,21 +8,22 @@ cancelled (jobs.services). A cancel stops a running job at its next
 evaluation (worker.py). Nothing here loads torch or gepa."""
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
 from django.db import transaction
 from django.utils import timezone
 
 from jobs.models import LIVE
 from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live
 
-from ..judges import JudgeUnavailable
-from ..judges.openai_compat import endpoint_settings
 from ..models import PromptCandidate, PromptOptimisation, SystemPrompt
-from ..policy import policy_path
-from ..policy.build import policy_exists
-from ..rubrics import RubricError, signal_specs
-from ..runs.services import policy_missing, reward_problems, run_unanswerable
+from ..rubrics import signal_specs
+from ..runs.services import (
+    choice_problems,
+    judge_launched,
+    launched_choices,
+    package_versions,
+    run_unanswerable,
+)
+from .reflection import ReflectionUnavailable, reflection_endpoint
 
 Status = PromptOptimisation.Status
 # Where the admin offers the choice to drop signals (in a refusal's way out).
@@ -61,22 +62,8 @@ def optimisation_launch(*, job: PromptOptimisation, user=None) -> PromptOptimisa
 
 def optimisation_problems(job: PromptOptimisation) -> list[str]:
     """Everything that would stop the job, each said so the user can fix it."""
-    problems = []
-    path = policy_path(job.base_model)
-    if not policy_exists(path):
-        problems.append(policy_missing(path))
-    try:
-        specs = signal_specs(job.rubric.signals)
-    except RubricError as error:
-        problems.append(f"rubric {job.rubric}: {error}")
-    else:
-        problems.extend(reward_problems(job, specs, how_to_drop=HOW_TO_DROP))
-    prompts = job.prompt_set.prompts
-    if not isinstance(prompts, list) or not prompts or not all(
-            isinstance(p, str) and p.strip() for p in prompts):
-        problems.append(f"prompt set {job.prompt_set.name!r} needs a non-empty list of "
-                        "non-empty prompts")
-        prompts = []
+    problems = choice_problems(job, how_to_drop=HOW_TO_DROP)
+    prompts = job.prompt_set.prompts if isinstance(job.prompt_set.prompts, list) else []
     problems.extend(_budget_problems(job, len(prompts)))
     problems.extend(_reflection_problems(job))
     return problems
@@ -105,41 +92,24 @@ def _budget_problems(job: PromptOptimisation, prompts: int) -> list[str]:
 def _reflection_problems(job: PromptOptimisation) -> list[str]:
     """The reflection row's configuration; its key is read on the worker,
     whose environment this process may not share (reflection.py)."""
-    row = job.reflection
-    if row.backend != "openai":
-        return [f"reflection model {row.name!r} is a {row.backend} judge: choose a judge row "
-                "of backend openai (an OpenAI-compatible chat endpoint)"]
     try:
-        endpoint_settings(row)
-    except JudgeUnavailable as error:
-        return [f"reflection model: {error}"]
+        reflection_endpoint(job.reflection)
+    except ReflectionUnavailable as error:
+        return [str(error)]
     return []
 
 
 def launched_config(job: PromptOptimisation, user=None) -> dict:
     """What the job optimises with, copied now: editing the rubric, prompts or
     seed prompt later changes nothing about it."""
-    def judge(row) -> dict:
-        return {"id": row.pk, "name": row.name, "backend": row.backend}
-
-    try:
-        gepa_version = version("gepa")
-    except PackageNotFoundError:
-        gepa_version = None
+    reflection = job.reflection
     return {
-        "rubric": {"id": job.rubric.pk, "label": str(job.rubric), "signals": job.rubric.signals},
+        **launched_choices(job),
         "seed_prompt": {"id": job.seed_prompt.pk, "label": str(job.seed_prompt),
                         "text": job.seed_prompt.text},
-        "prompt_set": {"id": job.prompt_set.pk, "name": job.prompt_set.name},
-        "prompts": list(job.prompt_set.prompts),
-        "policy_path": str(policy_path(job.base_model)),
-        "judge": judge(job.judge),
-        "scorer": judge(job.scorer),
-        "reflection": {**judge(job.reflection), "base_url": job.reflection.base_url,
-                       "model": job.reflection.model,
-                       "api_key_env": job.reflection.api_key_env},
-        "snapshot_id": job.snapshot_id,
-        "gepa": gepa_version,
+        "reflection": {**judge_launched(reflection), "base_url": reflection.base_url,
+                       "model": reflection.model, "api_key_env": reflection.api_key_env},
+        "versions": package_versions(("gepa", "transformers", "torch")),
         "launched": timezone.now().isoformat(),
         "launched_by": getattr(user, "username", None),
     }
