@@ -1,6 +1,6 @@
-"""Every queued and running job, across the four kinds of job (imports,
-reward models, replays, training runs), with the queue each waits on and its
-place in it. The project package reads every app; jobs/ sits below them all
+"""Every queued and running job, across the kinds of job (imports, reward
+models, replays, training runs, prompt optimisations), with the queue each
+waits on and its place in it. The project package reads every app; jobs/ sits below them all
 and cannot."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from paintrl_site.celery import app as celery_app
 from pool.models import RewardModel
 from sketches import selectors as sketch_selectors
 from sketches.models import ImportJob
-from training.models import Replay, TrainingRun
+from training.models import PromptOptimisation, Replay, TrainingRun
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,8 @@ KINDS = (
             "admin:pool_rewardmodel_change"),
     JobKind("Replay", Replay, "training.tasks.replay_task", "training:replay"),
     JobKind("Training run", TrainingRun, "training.tasks.run_task", "training:run"),
+    JobKind("Prompt optimisation", PromptOptimisation, "training.tasks.optimisation_task",
+            "admin:training_promptoptimisation_change"),
 )
 
 

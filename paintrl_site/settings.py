@@ -166,6 +166,8 @@ CELERY_TASK_ROUTES = {
     # so neither waits behind the other. Each worker runs one task at a time.
     "training.tasks.run_task": {"queue": "train"},
     "training.tasks.policy_bootstrap_task": {"queue": "train"},
+    # A system prompt optimisation samples the policy and renders like a run.
+    "training.tasks.optimisation_task": {"queue": "train"},
     "training.tasks.*": {"queue": "short"},
     "pool.tasks.*": {"queue": "short"},
 }

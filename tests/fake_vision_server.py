@@ -129,6 +129,22 @@ def _decode(url: str) -> Image.Image:
     return Image.open(io.BytesIO(base64.b64decode(encoded)))
 
 
+def json_send(handler: BaseHTTPRequestHandler, status: int, payload: dict,
+              headers: dict | None = None) -> None:
+    """Answer a stand-in's request with `payload` as JSON (and `headers`)."""
+    data = json.dumps(payload).encode()
+    try:
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(data)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the client gave up (a timeout test): nothing to answer
+
+
 def _handler_for(server: FakeVisionServer):
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
@@ -166,17 +182,7 @@ def _handler_for(server: FakeVisionServer):
             }
 
         def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (a timeout test): nothing to answer
+            json_send(self, status, payload, headers)
 
         def log_message(self, format, *args):  # noqa: A002 - quiet test output
             pass

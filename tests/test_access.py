@@ -49,7 +49,15 @@ from tests.lab_data import lab_world
 from tests.pool_data import pattern_png
 from tests.rating_data import PASSWORD, curator_create
 from tests.workers import TEST_REDIS_URL
-from training.models import Judge, PromptSet, Replay, Rubric, SystemPrompt, TrainingRun
+from training.models import (
+    Judge,
+    PromptOptimisation,
+    PromptSet,
+    Replay,
+    Rubric,
+    SystemPrompt,
+    TrainingRun,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -216,7 +224,8 @@ class World:
 def world(settings, tmp_path) -> World:
     """One row of every model a route looks up: renders with PNGs, their
     sketches, a pool snapshot with a member, presets, a draft run, a
-    finished replay, an import job, a reward model, grades and claims."""
+    finished replay, a draft prompt optimisation, an import job, a reward
+    model, grades and claims."""
     lab = lab_world(settings, tmp_path, count=6, train=False)
     render = lab.renders[0]
     curator = curator_create("cora")
@@ -237,6 +246,11 @@ def world(settings, tmp_path) -> World:
                                system_prompt=SystemPrompt.objects.order_by("pk").first(),
                                rubric=Rubric.objects.order_by("pk").first(), judge=local,
                                scorer=local)
+    PromptOptimisation.objects.create(
+        name="draft", prompt_set=PromptSet.objects.order_by("pk").first(),
+        seed_prompt=SystemPrompt.objects.order_by("pk").first(),
+        rubric=Rubric.objects.order_by("pk").first(), judge=local, scorer=local,
+        reflection=local)
     Replay.objects.create(rubric=Rubric.objects.order_by("pk").first(), judge=local,
                           scorer=local, status=Replay.Status.DONE)
     job = ImportJob(original_filename="batch.zip", uploaded_by=staff)

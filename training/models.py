@@ -216,7 +216,28 @@ class PromptSet(models.Model):
         return f"{self.name} ({len(self.prompts)} prompts)"
 
 
-class TrainingRun(Job):
+class RewardJudges(models.Model):
+    """Who scores a job's samples against its rubric: a run's, a prompt
+    optimisation's (training.runs.services.choice_problems checks them)."""
+
+    snapshot = models.ForeignKey(PoolSnapshot, null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="+", help_text="References for pairwise signals.")
+    judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="+",
+                              help_text="Answers pairwise and absolute questions.")
+    scorer = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="+",
+                               help_text="Gives the preference score.")
+    drop_unanswerable = models.BooleanField(
+        default=False, verbose_name="drop signals the judges cannot answer",
+        help_text="Otherwise a rubric asking the judges a question they can never answer (the "
+                  "local reward model: adherence, or anything without an active model) is "
+                  "refused at launch. Dropped signals are shown on the run page with their "
+                  "weight; the others' shares grow.")
+
+    class Meta:
+        abstract = True
+
+
+class TrainingRun(Job, RewardJudges):
     """A GRPO run: what it trains, against what, with which settings, and
     where it has got to. Launched, cancelled, resumed and cloned from the
     admin; run by training.runs on the train worker. A run exists as a draft
@@ -269,18 +290,6 @@ class TrainingRun(Job):
     system_prompt = models.ForeignKey(SystemPrompt, on_delete=models.PROTECT,
                                       related_name="runs")
     rubric = models.ForeignKey(Rubric, on_delete=models.PROTECT, related_name="runs")
-    snapshot = models.ForeignKey(PoolSnapshot, null=True, blank=True, on_delete=models.PROTECT,
-                                 related_name="+", help_text="References for pairwise signals.")
-    judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="+",
-                              help_text="Answers pairwise and absolute questions.")
-    scorer = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="+",
-                               help_text="Gives the preference score.")
-    drop_unanswerable = models.BooleanField(
-        default=False, verbose_name="drop signals the judges cannot answer",
-        help_text="Otherwise a rubric asking the judges a question they can never answer (the "
-                  "local reward model: adherence, or anything without an active model) is "
-                  "refused at launch. Dropped signals are shown on the run page with their "
-                  "weight; the others' shares grow.")
     # Evaluation: a fixed probe scored by an independent yardstick (runs/probe)
     probe_every = models.PositiveIntegerField(
         default=0,
@@ -472,3 +481,100 @@ class ProbeSample(models.Model):
         ordering = ["probe", "prompt_index", "index"]
         constraints = [models.UniqueConstraint(fields=["probe", "prompt_index", "index"],
                                                name="probe_sample_unique")]
+
+
+class PromptOptimisation(Job, RewardJudges):
+    """A system prompt evolved by GEPA (the `gepa` package) against a rubric:
+    each candidate prompt is scored by sampling the policy with it on the
+    prompt set, rendering and scoring the samples; a reflection model (an
+    OpenAI-compatible chat endpoint) reads the scores, the gate's violations
+    and the unknown brush methods, and writes the next candidate. A draft
+    until launched; run by training.gepa on the train worker."""
+
+    Status = job_statuses(("DRAFT", "draft", "Draft"), qualname="PromptOptimisation.Status",
+                          module=__name__)
+
+    name = models.CharField(max_length=120)
+    base_model = models.CharField(
+        max_length=500, blank=True,
+        help_text="A local Hugging Face checkpoint folder; blank: the built-in tiny policy.")
+    prompt_set = models.ForeignKey(PromptSet, on_delete=models.PROTECT, related_name="+",
+                                   help_text="Each prompt is one example GEPA scores.")
+    seed_prompt = models.ForeignKey(SystemPrompt, on_delete=models.PROTECT, related_name="+",
+                                    verbose_name="seed system prompt",
+                                    help_text="The candidate GEPA starts from.")
+    rubric = models.ForeignKey(Rubric, on_delete=models.PROTECT, related_name="+")
+    reflection = models.ForeignKey(
+        Judge, on_delete=models.PROTECT, related_name="+", verbose_name="reflection model",
+        help_text="An openai judge row: its base URL, model, key variable, timeout and retries "
+                  "are the reflection model's (blank ones fall back to PAINTRL_JUDGE_*).")
+    # Budget and sampling
+    max_metric_calls = models.PositiveIntegerField(
+        default=60, help_text="GEPA's budget: one metric call scores one prompt (its samples) "
+                              "for one candidate. The seed alone takes one per prompt.")
+    minibatch_size = models.PositiveSmallIntegerField(
+        default=3, help_text="Prompts GEPA reflects on, and tries a new candidate on, each "
+                             "iteration.")
+    samples_per_prompt = models.PositiveSmallIntegerField(
+        default=2, help_text="Samples of each prompt a candidate is scored on (their mean).")
+    max_completion_length = models.PositiveIntegerField(default=512, help_text="In tokens.")
+    temperature = models.FloatField(default=1.0)
+    chat_template_kwargs = models.JSONField(
+        default=dict, blank=True,
+        help_text='Passed to the chat template, e.g. {"enable_thinking": false} for a Qwen3 '
+                  "checkpoint.")
+    seed = models.IntegerField(
+        default=0, help_text="Seeds GEPA's choices and each prompt's samples and render: every "
+                             "candidate is sampled at the same seeds.")
+    # State
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT,
+                              db_index=True)
+    launched_config = models.JSONField(
+        default=dict, blank=True,
+        help_text="What the job used, copied at launch: rubric signals, seed prompt text, "
+                  "prompts, policy path, reflection endpoint.")
+    dropped_signals = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+
+    class Meta(Job.Meta):
+        verbose_name = "system prompt optimisation"
+
+    def __str__(self) -> str:
+        return self.name or f"prompt optimisation {self.pk}"
+
+
+class PromptCandidate(models.Model):
+    """One of GEPA's candidates (its program index `index`; 0 is the seed):
+    its text, parent, per-prompt results on the whole prompt set, and whether
+    it is on GEPA's Pareto front (best on at least one prompt)."""
+
+    optimisation = models.ForeignKey(PromptOptimisation, on_delete=models.CASCADE,
+                                     related_name="candidates")
+    index = models.PositiveIntegerField(help_text="GEPA's candidate index (0: the seed).")
+    text = models.TextField()
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
+                               related_name="children")
+    iteration = models.PositiveIntegerField(help_text="GEPA's iteration that found it.")
+    metric_calls = models.PositiveIntegerField(
+        default=0, help_text="Metric calls spent when it was found.")
+    results = models.JSONField(
+        default=list, help_text="Per prompt: score, samples judged, gate passes, unknown "
+                                "methods, violations.")
+    mean_score = models.FloatField(help_text="The mean of its per-prompt scores.")
+    gate_pass = models.FloatField(null=True, help_text="Share of its samples the gate passed.")
+    unknown_method_rate = models.FloatField(
+        null=True, help_text="Share of its samples calling a brush method that does not exist.")
+    on_front = models.BooleanField(default=False, help_text="On GEPA's Pareto front.")
+    system_prompt = models.ForeignKey(
+        SystemPrompt, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="The system prompt revision it was saved as.")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["optimisation", "index"]
+        constraints = [models.UniqueConstraint(fields=["optimisation", "index"],
+                                               name="prompt_candidate_unique")]
+
+    def __str__(self) -> str:
+        return f"candidate {self.index} of {self.optimisation}"

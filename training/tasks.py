@@ -1,5 +1,5 @@
-"""Celery tasks of the training app: thin, take ids, call a service. Runs and
-policy builds go to the `train` queue, replays and agreement to `short`
+"""Celery tasks of the training app: thin, take ids, call a service. Runs,
+prompt optimisations and policy builds go to the `train` queue, replays and agreement to `short`
 (settings.CELERY_TASK_ROUTES)."""
 from celery import shared_task
 
@@ -27,6 +27,16 @@ def run_task(self, run_id: int, resume: bool = False) -> str:
     from training.runs.worker import run_execute
 
     return run_execute(run_id=run_id, resume=resume, worker=self.request.hostname).status
+
+
+@shared_task
+def optimisation_task(job_id: int) -> str:
+    """Evolve a system prompt with GEPA (training.optimiser.worker): long, on
+    the train worker, acknowledged late; a redelivered task for a finished job
+    does nothing."""
+    from training.optimiser.worker import optimisation_execute
+
+    return optimisation_execute(job_id=job_id).status
 
 
 @shared_task

@@ -101,6 +101,75 @@ def api_key_env_problem(name: str) -> str | None:
             "to a judge's endpoint)")
 
 
+def base_url_checked(base_url: str) -> str:
+    """The endpoint's URL without a trailing slash; JudgeUnavailable unless it is HTTP(S)."""
+    if not base_url.startswith(("http://", "https://")):
+        raise JudgeUnavailable(f"judge base URL {base_url!r} must start with http:// "
+                               "or https:// (up to and including /v1)")
+    return base_url.rstrip("/")
+
+
+def endpoint_settings(judge) -> dict:
+    """base_url, model, api_key, timeout_s and retries from a `training.models.Judge`
+    row: blank fields fall back to the PAINTRL_JUDGE_* settings, and the key
+    is read from the variable the row names (never stored). JudgeUnavailable
+    says what is missing. The judges and the prompt optimiser's reflection
+    model (training.gepa.reflection) both read their endpoint here."""
+    from django.conf import settings
+
+    base_url = judge.base_url or settings.PAINTRL_JUDGE_BASE_URL
+    model = judge.model or settings.PAINTRL_JUDGE_MODEL
+    if not base_url:
+        raise JudgeUnavailable(
+            f"judge {judge.name!r} has no base URL: set PAINTRL_JUDGE_BASE_URL (up to and "
+            "including /v1, e.g. http://127.0.0.1:8000/v1 for vLLM) or the judge's base URL")
+    if not model:
+        raise JudgeUnavailable(f"judge {judge.name!r} has no model: set PAINTRL_JUDGE_MODEL "
+                               "or the judge's model")
+    problem = api_key_env_problem(judge.api_key_env)
+    if problem:
+        raise JudgeUnavailable(f"judge {judge.name!r}: {problem}")
+    api_key = os.environ.get(judge.api_key_env) if judge.api_key_env else None
+    return {"base_url": base_url_checked(base_url), "model": model, "api_key": api_key or None,
+            "timeout_s": judge.timeout_s, "retries": judge.retries}
+
+
+def chat_completion(*, base_url: str, model: str, api_key: str | None, messages: list[dict],
+                    max_tokens: int, timeout_s: float, retries: int,
+                    temperature: float = 0.0) -> tuple[str | None, str | None]:
+    """One chat completion: (reply text, None), or (None, why it failed) after
+    `retries` more tries. Server errors, throttling and broken connections are
+    retried with a doubling wait (and the server's Retry-After); a request the
+    server refuses as wrong is not."""
+    body = json.dumps({"model": model, "messages": messages, "temperature": temperature,
+                       "max_tokens": max_tokens}).encode()
+    headers = {"Content-Type": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    reason = "no attempt"
+    for attempt in range(retries + 1):
+        request = urllib.request.Request(f"{base_url.rstrip('/')}/chat/completions", data=body,
+                                         headers=headers, method="POST")
+        wait = BACKOFF_S * 2 ** attempt
+        try:
+            with urllib.request.urlopen(request, timeout=timeout_s) as response:
+                return _reply_text(response.read(MAX_RESPONSE_BYTES)), None
+        except urllib.error.HTTPError as error:
+            reason = f"HTTP {error.code}"
+            if error.code < 500 and error.code not in RETRYABLE_STATUS:
+                return None, reason  # our request is wrong: asking again will not help
+            wait = max(wait, _retry_after(error.headers.get("Retry-After")) or 0.0)
+        except (OSError, http.client.HTTPException) as error:  # refused, reset, cut off
+            timed_out = isinstance(error, TimeoutError) or isinstance(
+                getattr(error, "reason", None), TimeoutError)
+            reason = "timeout" if timed_out else "connection error"
+        except ValueError:
+            return None, "malformed response"  # not JSON: a retry gets the same
+        if attempt < retries:
+            time.sleep(wait)
+    return None, reason
+
+
 class OpenAICompatibleJudge(JudgeBackend):
     label = "OpenAI-compatible vision endpoint"
     cacheable = True
@@ -109,10 +178,7 @@ class OpenAICompatibleJudge(JudgeBackend):
     def __init__(self, *, base_url: str, model: str, api_key: str | None = None,
                  max_concurrency: int = 4, timeout_s: float = 60.0, retries: int = 2):
         super().__init__()
-        if not base_url.startswith(("http://", "https://")):
-            raise JudgeUnavailable(f"judge base URL {base_url!r} must start with http:// "
-                                   "or https:// (up to and including /v1)")
-        self.base_url = base_url.rstrip("/")
+        self.base_url = base_url_checked(base_url)
         self.model = model
         self._api_key = api_key  # private: never in the key or a notice
         self.max_concurrency = max(1, int(max_concurrency))
@@ -130,26 +196,8 @@ class OpenAICompatibleJudge(JudgeBackend):
 
     @classmethod
     def from_judge(cls, judge) -> OpenAICompatibleJudge:
-        """The judge a `training.models.Judge` row configures; blank fields
-        fall back to the PAINTRL_JUDGE_* settings."""
-        from django.conf import settings
-
-        base_url = judge.base_url or settings.PAINTRL_JUDGE_BASE_URL
-        model = judge.model or settings.PAINTRL_JUDGE_MODEL
-        if not base_url:
-            raise JudgeUnavailable(
-                f"judge {judge.name!r} has no base URL: set PAINTRL_JUDGE_BASE_URL (up to and "
-                "including /v1, e.g. http://127.0.0.1:8000/v1 for vLLM) or the judge's base URL")
-        if not model:
-            raise JudgeUnavailable(f"judge {judge.name!r} has no model: set PAINTRL_JUDGE_MODEL "
-                                   "or the judge's model")
-        problem = api_key_env_problem(judge.api_key_env)
-        if problem:
-            raise JudgeUnavailable(f"judge {judge.name!r}: {problem}")
-        api_key = os.environ.get(judge.api_key_env) if judge.api_key_env else None
-        return cls(base_url=base_url, model=model, api_key=api_key or None,
-                   max_concurrency=judge.max_concurrency, timeout_s=judge.timeout_s,
-                   retries=judge.retries)
+        """The judge a `training.models.Judge` row configures (endpoint_settings)."""
+        return cls(**endpoint_settings(judge), max_concurrency=judge.max_concurrency)
 
     # -- the three questions ------------------------------------------------
 
@@ -212,38 +260,11 @@ class OpenAICompatibleJudge(JudgeBackend):
 
     def _ask(self, content: list[dict]) -> tuple[str | None, str | None]:
         """(reply text, None), or (None, why it failed) after the retries."""
-        body = json.dumps({
-            "model": self.model,
-            "messages": [{"role": "system", "content": SYSTEM_PROMPT},
-                         {"role": "user", "content": content}],
-            "temperature": 0,
-            "max_tokens": MAX_TOKENS,
-        }).encode()
-        headers = {"Content-Type": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        reason = "no attempt"
-        for attempt in range(self.retries + 1):
-            request = urllib.request.Request(f"{self.base_url}/chat/completions", data=body,
-                                             headers=headers, method="POST")
-            wait = BACKOFF_S * 2 ** attempt
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                    return _reply_text(response.read(MAX_RESPONSE_BYTES)), None
-            except urllib.error.HTTPError as error:
-                reason = f"HTTP {error.code}"
-                if error.code < 500 and error.code not in RETRYABLE_STATUS:
-                    return None, reason  # our request is wrong: asking again will not help
-                wait = max(wait, _retry_after(error.headers.get("Retry-After")) or 0.0)
-            except (OSError, http.client.HTTPException) as error:  # refused, reset, cut off
-                timed_out = isinstance(error, TimeoutError) or isinstance(
-                    getattr(error, "reason", None), TimeoutError)
-                reason = "timeout" if timed_out else "connection error"
-            except ValueError:
-                return None, "malformed response"  # not JSON: a retry gets the same
-            if attempt < self.retries:
-                time.sleep(wait)
-        return None, reason
+        return chat_completion(
+            base_url=self.base_url, model=self.model, api_key=self._api_key,
+            messages=[{"role": "system", "content": SYSTEM_PROMPT},
+                      {"role": "user", "content": content}],
+            max_tokens=MAX_TOKENS, timeout_s=self.timeout_s, retries=self.retries)
 
     def _note_failures(self, failures: Counter) -> None:
         """One notice with totals over the judge's life, not a line per batch."""

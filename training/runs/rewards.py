@@ -28,6 +28,7 @@ import logging
 import statistics
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.db import transaction
 
@@ -206,7 +207,7 @@ def step_summary(specs: Sequence[SignalSpec], outcomes: Sequence[RenderOutcome],
         column = [row.get(spec.key) for row in values]
         signals[spec.name] = {**_mean_std([v for v in column if v is not None]),
                               "missing": sum(v is None for v in column)}
-    judged = [o for o in outcomes if o.status != UNAVAILABLE]
+    counts = outcome_counts(outcomes)
     return {
         **{f"reward_{key}": value for key, value in _mean_std(present).items()},
         "zero_spread_groups": zero_spread_share(totals, groups),
@@ -214,9 +215,31 @@ def step_summary(specs: Sequence[SignalSpec], outcomes: Sequence[RenderOutcome],
         "signals": signals,
         "completion_tokens": {"mean": statistics.fmean(tokens), "min": min(tokens),
                               "max": max(tokens)} if tokens else {},
-        "gate_pass": _share(judged, lambda o: o.status == OK),
-        "unknown_method_rate": _share(judged, _unknown_method),
+        "gate_pass": counts.share("gate_passed"),
+        "unknown_method_rate": counts.share("unknown_method"),
     }
+
+
+@dataclass(frozen=True)
+class OutcomeCounts:
+    """How many renders the browser could judge (not unavailable), how many of
+    those the gate passed, and how many called a brush method that does not
+    exist (the hallucinated-API count): a step's rates, and a prompt
+    candidate's (training.gepa)."""
+
+    judged: int
+    gate_passed: int
+    unknown_method: int
+
+    def share(self, name: str) -> float | None:
+        """getattr(self, name) over `judged`; None when nothing was judged."""
+        return getattr(self, name) / self.judged if self.judged else None
+
+
+def outcome_counts(outcomes: Sequence[RenderOutcome]) -> OutcomeCounts:
+    judged = [o for o in outcomes if o.status != UNAVAILABLE]
+    return OutcomeCounts(judged=len(judged), gate_passed=sum(o.status == OK for o in judged),
+                         unknown_method=sum(map(unknown_method_called, judged)))
 
 
 def zero_spread_share(totals: Sequence[float | None], groups: Sequence[int]) -> float | None:
@@ -232,12 +255,8 @@ def zero_spread_share(totals: Sequence[float | None], groups: Sequence[int]) -> 
     return flat / len(members)
 
 
-def _unknown_method(outcome: RenderOutcome) -> bool:
+def unknown_method_called(outcome: RenderOutcome) -> bool:
     return bool(outcome.unknown_calls) or gate.UNKNOWN_BRUSH_METHOD in outcome.violations
-
-
-def _share(items: list, predicate) -> float | None:
-    return sum(map(predicate, items)) / len(items) if items else None
 
 
 def _mean_std(values: list[float]) -> dict[str, float | None]:

@@ -89,6 +89,18 @@ def run_launch(*, run: TrainingRun, user=None) -> TrainingRun:
 
 def run_problems(run: TrainingRun) -> list[str]:
     """Everything that would stop the run, each said so the user can fix it."""
+    problems = choice_problems(run, how_to_drop=HOW_TO_DROP)
+    problems.extend(_grpo_problems(run))
+    problems.extend(probe_problems(run))
+    return problems
+
+
+def choice_problems(run, *, how_to_drop: str) -> list[str]:
+    """What would stop a job sampling its policy on its prompt set and scoring
+    with its rubric: no policy, a rubric that is not valid or asks what the
+    judges can never answer (_reward_problems), an empty prompt set. `run` is
+    a training run or a prompt optimisation (training.optimiser): the same
+    base_model, rubric, judges and prompt_set fields."""
     problems = []
     path = policy_path(run.base_model)
     if not policy_exists(path):
@@ -98,32 +110,31 @@ def run_problems(run: TrainingRun) -> list[str]:
     except RubricError as error:
         problems.append(f"rubric {run.rubric}: {error}")
     else:
-        problems.extend(_reward_problems(run, specs))
+        problems.extend(_reward_problems(run, specs, how_to_drop=how_to_drop))
     prompts = run.prompt_set.prompts
     if not isinstance(prompts, list) or not prompts or not all(
             isinstance(p, str) and p.strip() for p in prompts):
         problems.append(f"prompt set {run.prompt_set.name!r} needs a non-empty list of "
                         "non-empty prompts")
-    problems.extend(_grpo_problems(run))
-    problems.extend(probe_problems(run))
     return problems
 
 
-def run_unanswerable(run: TrainingRun, specs) -> list[dict]:
-    """The weighted signals of `specs` the run's judges and snapshot can never
-    answer, as dropped_signals records them ({name, kind, weight, reason})."""
+def run_unanswerable(run, specs) -> list[dict]:
+    """The weighted signals of `specs` the run's (or job's: choice_problems)
+    judges and snapshot can never answer, as dropped_signals records them
+    ({name, kind, weight, reason})."""
     context = signal_context_for(judge=run.judge, scorer=run.scorer, snapshot=run.snapshot)
     return signals_unanswerable(specs, context)
 
 
-def _reward_problems(run: TrainingRun, specs) -> list[str]:
-    """Signals that can never be answered, unless the run drops them; and a
+def _reward_problems(run, specs, *, how_to_drop: str) -> list[str]:
+    """Signals that can never be answered, unless the job drops them; and a
     drop that would leave nothing to reward."""
     found = run_unanswerable(run, specs)
     if not found:
         return []
     if not run.drop_unanswerable:
-        return [f"rubric {run.rubric}: {unanswerable_text(found, how_to_drop=HOW_TO_DROP)}"]
+        return [f"rubric {run.rubric}: {unanswerable_text(found, how_to_drop=how_to_drop)}"]
     try:
         specs_kept(specs, found)
     except RubricError as error:
@@ -132,6 +143,7 @@ def _reward_problems(run: TrainingRun, specs) -> list[str]:
 
 
 def _policy_missing(path) -> str:
+    """Why there is no policy at `path` (still building, or never built), and the way out."""
     build = build_status(path)
     if build is not None and build.state == BUILDING:
         return (f"the policy at {path} is still being built ({build.done:.0%} of its training "
@@ -178,31 +190,42 @@ def launched_config(run: TrainingRun, user=None) -> dict:
     """What the run trains with, copied now: editing the rubric, prompts or
     system prompt later changes nothing about this run or its resumes. The
     probe's prompts, seeds and references too (probe.plan), None without one."""
-    def judge(row) -> dict:
-        return {"id": row.pk, "name": row.name, "backend": row.backend}
-
     return {
-        "rubric": {"id": run.rubric.pk, "label": str(run.rubric),
-                   "signals": run.rubric.signals},
+        **launched_choices(run),
         "system_prompt": {"id": run.system_prompt.pk, "label": str(run.system_prompt),
                           "text": run.system_prompt.text},
-        "prompt_set": {"id": run.prompt_set.pk, "name": run.prompt_set.name},
-        "prompts": list(run.prompt_set.prompts),
-        "policy_path": str(policy_path(run.base_model)),
-        "judge": judge(run.judge),
-        "scorer": judge(run.scorer),
-        "snapshot_id": run.snapshot_id,
         "grpo": GRPOConfig.from_run(run).to_dict(),
         "probe": probe_launched(run),
-        "versions": _versions(),
+        "versions": package_versions(PACKAGES),
         "launched": timezone.now().isoformat(),
         "launched_by": getattr(user, "username", None),
     }
 
 
-def _versions() -> dict[str, str | None]:
+def launched_choices(run) -> dict:
+    """The rubric, prompts, policy, judges and snapshot a job launches with,
+    as launched_config records them: a run's, or a prompt optimisation's
+    (choice_problems says which fields it needs)."""
+    return {
+        "rubric": {"id": run.rubric.pk, "label": str(run.rubric),
+                   "signals": run.rubric.signals},
+        "prompt_set": {"id": run.prompt_set.pk, "name": run.prompt_set.name},
+        "prompts": list(run.prompt_set.prompts),
+        "policy_path": str(policy_path(run.base_model)),
+        "judge": judge_launched(run.judge),
+        "scorer": judge_launched(run.scorer),
+        "snapshot_id": run.snapshot_id,
+    }
+
+
+def judge_launched(row) -> dict:
+    return {"id": row.pk, "name": row.name, "backend": row.backend}
+
+
+def package_versions(packages) -> dict[str, str | None]:
+    """Each installed package's version (None where it is missing)."""
     found = {}
-    for package in PACKAGES:
+    for package in packages:
         try:
             found[package] = version(package)
         except PackageNotFoundError:

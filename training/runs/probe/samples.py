@@ -38,19 +38,27 @@ class Sample:
 
 
 @dataclass(frozen=True)
-class ProbePlan:
-    """launched_config["probe"] (plan.probe_launched) with the sampling settings it runs with."""
+class Sampling:
+    """What samples_generate draws: `samples` completions of each prompt, the
+    prompt's seed set before its batch (the probe's plan; the prompt
+    optimiser's candidates, training.gepa)."""
 
-    every: int
-    yardstick_id: int
     prompts: list[str]
     samples: int
     seeds: list[int]
-    member_ids: list[int]
     system: str
     temperature: float
     max_tokens: int
     chat_template_kwargs: dict
+
+
+@dataclass(frozen=True)
+class ProbePlan(Sampling):
+    """launched_config["probe"] (plan.probe_launched) with the sampling settings it runs with."""
+
+    every: int
+    yardstick_id: int
+    member_ids: list[int]
 
     @classmethod
     def from_launched(cls, config: dict) -> ProbePlan | None:
@@ -117,7 +125,7 @@ class Prober:
         return values
 
 
-def samples_generate(model, tokenizer, plan: ProbePlan) -> list[Sample]:
+def samples_generate(model, tokenizer, plan: Sampling) -> list[Sample]:
     """plan.samples completions of each prompt, in order, the prompt's seed set
     before its batch (module docstring: the RNG, the mode and gradients are
     given back as they were)."""

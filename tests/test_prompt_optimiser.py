@@ -1,0 +1,266 @@
+"""The system prompt optimiser (training.optimiser): GEPA evolving a system
+prompt on the train worker. The policy (tests/policy_data.py's), its renders
+in real Chromium and the rubric are real; only the reflection model, a hosted
+service, is a stand-in on loopback (tests/fake_reflection_server.py) that
+proposes the current prompt plus a line naming what the feedback told it.
+
+The test policy writes sketch-shaped text the gate mostly rejects, which is
+what the feedback tests need: violations to report. The rubric is a gate and
+a length ramp, so candidates' scores differ with what the policy writes."""
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from jobs.services import CancelOutcome
+from sketches.rendering import render_text
+from tests.conftest import read_sketch
+from tests.fake_reflection_server import FakeReflectionServer
+from tests.policy_data import test_policy  # noqa: F401  (the session fixture)
+from tests.workers import run_worker, wait_for
+from training.models import (
+    Judge,
+    PromptCandidate,
+    PromptOptimisation,
+    PromptSet,
+    Rubric,
+    SystemPrompt,
+    TrainingRun,
+)
+from training.optimiser import selectors, services
+from training.optimiser.adapter import Example, prompt_result
+from training.optimiser.services import OptimisationError
+from training.optimiser.worker import optimisation_execute
+from training.presets import SYSTEM_PROMPT
+from training.reward_signals import rollout_from_outcome, signal_context_for, signals_compute
+
+Status = PromptOptimisation.Status
+RUBRIC = [{"name": "gate", "kind": "gate", "weight": 0.3},
+          {"name": "length", "kind": "length", "weight": 0.7,
+           "params": {"mode": "ramp", "target_tokens": 64}}]
+PROMPTS = ["a red barn", "a blue lake"]
+# Two prompts, one at a time: the seed takes 2 metric calls, an iteration 2
+# (the parent and the new candidate on one prompt) and 1 more when the new
+# one is accepted (its other prompt).
+TINY = {"samples_per_prompt": 2, "minibatch_size": 1, "max_completion_length": 48,
+        "max_metric_calls": 9}
+# One browser: the machine's two cores are shared with sampling.
+WORKER_ENV = {"PAINTRL_RENDER_BROWSERS": "1", "PAINTRL_RENDER_DEADLINE_S": "8"}
+
+
+def reflection_judge(url: str, **fields) -> Judge:
+    fields = {"api_key_env": "", **fields}
+    return Judge.objects.create(name=f"reflection {Judge.objects.count()}", backend="openai",
+                                base_url=url, model="fake-reflector", retries=0, timeout_s=10,
+                                **fields)
+
+
+def make_job(policy, reflection: Judge, **settings) -> PromptOptimisation:
+    local = Judge.objects.get_or_create(name="local (test)", defaults={"backend": "local"})[0]
+    return PromptOptimisation.objects.create(
+        name="tiny", base_model=str(policy),
+        prompt_set=PromptSet.objects.get_or_create(name="two", defaults={"prompts": PROMPTS})[0],
+        seed_prompt=SystemPrompt.objects.create(name="allow-list (test)", text=SYSTEM_PROMPT),
+        rubric=Rubric.objects.create(name="gate and ramp", signals=RUBRIC),
+        judge=local, scorer=local, reflection=reflection, **{**TINY, **settings})
+
+
+def fresh(job: PromptOptimisation) -> PromptOptimisation:
+    return PromptOptimisation.objects.get(pk=job.pk)
+
+
+@pytest.fixture
+def policy(request):
+    """The test policy (tests/policy_data.py), built once per session."""
+    return request.getfixturevalue("test_policy")
+
+
+@pytest.fixture
+def worker(transactional_db, tmp_path, settings):
+    generator = run_worker("train", tmp_path, settings, env=WORKER_ENV)
+    yield next(generator)
+    next(generator, None)
+
+
+class TestOnTheTrainWorker:
+    def test_a_job_stores_its_candidates_and_the_feedback_reaches_the_reflection_model(
+            self, worker, policy):
+        with FakeReflectionServer() as server:
+            job = services.optimisation_launch(
+                job=make_job(policy, reflection_judge(server.url)))
+            wait_for(lambda: fresh(job).is_finished, timeout=300, worker=worker)
+        job = fresh(job)
+        assert job.status == Status.DONE, job.error
+        assert job.progress["metric_calls"] <= TINY["max_metric_calls"]
+        assert job.launched_config["versions"]["gepa"] == "0.1.4"
+
+        candidates = list(selectors.candidates_of(job))
+        seed, *children = candidates
+        assert (seed.index, seed.parent, seed.text) == (0, None, SYSTEM_PROMPT)
+        assert children, "no proposal was accepted: the test's budget or seed needs changing"
+        for candidate in candidates:
+            assert [r["prompt"] for r in candidate.results] == PROMPTS
+            for result in candidate.results:
+                assert result["samples"] == result["judged"] == TINY["samples_per_prompt"]
+                assert 0 <= result["score"] <= 1 and set(result["signals"]) == {"gate", "length"}
+            assert candidate.mean_score == pytest.approx(
+                sum(r["score"] for r in candidate.results) / len(PROMPTS))
+            judged = sum(r["judged"] for r in candidate.results)
+            assert candidate.gate_pass == sum(r["gate_passed"] for r in candidate.results) / judged
+            assert candidate.unknown_method_rate == sum(
+                r["unknown_method"] for r in candidate.results) / judged
+        for child in children:
+            # A stand-in's proposal, made from its parent's text.
+            assert child.text in server.proposals
+            assert child.text.startswith(child.parent.text + "\n")
+            assert child.parent.index < child.index and child.iteration >= 1
+
+        # The feedback it read named the gate's violations and unknown methods
+        # its parents' sketches had, and the line it added says so.
+        assert server.reflections
+        every_violation = {v for c in candidates for r in c.results for v in r["violations"]}
+        every_unknown = {m for c in candidates for r in c.results for m in r["unknown_methods"]}
+        assert every_violation, "the test policy's sketches all passed the gate"
+        told = "\n".join(server.reflections)
+        assert "The gate's violations:" in told and "Reward " in told
+        for child in children:
+            parent_results = child.parent.results
+            named = {v for r in parent_results for v in r["violations"]} | {
+                m for r in parent_results for m in r["unknown_methods"]}
+            added = child.text.rsplit("\n", 1)[1]
+            assert any(name in added for name in named), (added, named)
+        for method in every_unknown:
+            assert method in told
+
+        # The Pareto front holds the best on each prompt; the best has the top mean.
+        best = selectors.candidate_best(job)
+        assert best.mean_score == max(c.mean_score for c in candidates)
+        front = {c.index for c in candidates if c.on_front}
+        for prompt_index in range(len(PROMPTS)):
+            top = max(c.results[prompt_index]["score"] for c in candidates)
+            assert {c.index for c in candidates
+                    if c.results[prompt_index]["score"] == top} <= front
+        assert all(any(c.results[i]["score"] == max(o.results[i]["score"] for o in candidates)
+                       for i in range(len(PROMPTS))) for c in candidates if c.on_front)
+
+    def test_cancel_stops_a_running_job_and_keeps_its_candidates(self, worker, policy):
+        with FakeReflectionServer() as server:
+            job = services.optimisation_launch(job=make_job(
+                policy, reflection_judge(server.url), max_metric_calls=200))
+            wait_for(lambda: PromptCandidate.objects.filter(optimisation=job).exists(),
+                     timeout=300, worker=worker)
+            cancel = services.optimisation_cancel(job=job)
+            assert cancel.outcome == CancelOutcome.STOPPING, cancel.message
+            wait_for(lambda: fresh(job).is_finished, timeout=120, worker=worker)
+        job = fresh(job)
+        assert job.status == Status.CANCELLED, job.error
+        assert job.progress["metric_calls"] < 200
+        assert PromptCandidate.objects.filter(optimisation=job, index=0).exists()
+
+
+class TestFeedback:
+    def test_it_names_the_gate_violations_and_the_unknown_brush_method(self, render_pool, db):
+        """A real render of a sketch calling brush.watercolor, scored by the real rubric."""
+        text = read_sketch("hostile/unknown_brush_method.js")
+        outcome = render_text(render_pool, text, 0)
+        rollout = rollout_from_outcome(key="k", prompt="a wash", text=text, outcome=outcome)
+        local = Judge(name="local", backend="local")
+        specs = Rubric(signals=RUBRIC).specs()
+        values = signals_compute(specs, [rollout], signal_context_for(judge=local, scorer=local))
+        result = prompt_result(Example(0, "a wash"), texts=[text], outcomes=[outcome],
+                               values=values, specs=specs)
+        assert "unknown_brush_method" in outcome.violations
+        feedback = result.feedback()
+        assert "The gate passed 0 of 1 sketches." in feedback
+        assert "unknown_brush_method (1 of 1)" in feedback
+        assert "p5.brush does not have: watercolor (1 sketches)" in feedback
+        assert result.record()["unknown_methods"] == {"watercolor": 1}
+        assert result.example == text
+
+
+class TestErrors:
+    def test_a_missing_key_variable_fails_the_job_before_any_sampling(self, db, policy,
+                                                                      monkeypatch):
+        monkeypatch.delenv("GEPA_TEST_API_KEY", raising=False)
+        with FakeReflectionServer(api_key="sesame") as server:
+            job = services.optimisation_launch(job=make_job(
+                policy, reflection_judge(server.url, api_key_env="GEPA_TEST_API_KEY")))
+            job = optimisation_execute(job_id=job.pk)
+            assert server.requests == []
+        assert job.status == Status.FAILED
+        assert "GEPA_TEST_API_KEY" in job.error and "not set on the train worker" in job.error
+        assert not PromptCandidate.objects.filter(optimisation=job).exists()
+
+    def test_a_wrong_key_or_a_dead_endpoint_fails_the_job_saying_so(self, db, policy,
+                                                                    monkeypatch):
+        monkeypatch.setenv("GEPA_TEST_API_KEY", "wrong")
+        with FakeReflectionServer(api_key="sesame") as server:
+            job = services.optimisation_launch(job=make_job(
+                policy, reflection_judge(server.url, api_key_env="GEPA_TEST_API_KEY")))
+            job = optimisation_execute(job_id=job.pk)
+            url = server.url
+        assert job.status == Status.FAILED
+        assert f"fake-reflector at {url} did not answer: HTTP 401" in job.error
+        assert "wrong" not in job.error  # the key itself is never shown
+
+        # The server is gone now: nothing answers at its address.
+        job = services.optimisation_launch(job=make_job(policy, reflection_judge(url)))
+        job = optimisation_execute(job_id=job.pk)
+        assert job.status == Status.FAILED
+        assert "did not answer: connection error, after 1 tries" in job.error
+
+    def test_a_launch_refuses_what_cannot_run_and_says_why(self, db, policy, tmp_path):
+        local = Judge.objects.create(name="local judge", backend="local")
+        job = make_job(tmp_path / "none", local, max_metric_calls=3, minibatch_size=3)
+        with pytest.raises(OptimisationError) as refused:
+            services.optimisation_launch(job=job)
+        message = str(refused.value)
+        assert "no policy at" in message
+        assert "'local judge' is a local judge: choose a judge row of backend openai" in message
+        assert "minibatch_size 3 must be between 1 and the prompt set's 2 prompts" in message
+        assert "max_metric_calls 3 leaves no iteration" in message
+        assert fresh(job).status == Status.DRAFT
+
+
+class TestSaveAsRevision:
+    def test_a_candidate_becomes_the_next_revision_a_run_can_use(self, db, policy):
+        job = make_job(policy, reflection_judge("http://127.0.0.1:9/v1"))
+        seed = PromptCandidate.objects.create(optimisation=job, index=0, text=SYSTEM_PROMPT,
+                                              iteration=0, mean_score=0.2)
+        child = PromptCandidate.objects.create(optimisation=job, index=1, parent=seed,
+                                               text=SYSTEM_PROMPT + "\nNo brush.watercolor.",
+                                               iteration=1, mean_score=0.3)
+        prompt = services.candidate_save_as_prompt(candidate=child)
+        assert (prompt.name, prompt.version, prompt.text) == (
+            "allow-list (test)", 2, child.text)
+        assert services.candidate_save_as_prompt(candidate=child) == prompt  # once only
+        assert child.system_prompt == prompt
+        run = TrainingRun.objects.create(
+            name="with it", prompt_set=job.prompt_set, system_prompt=prompt,
+            rubric=job.rubric, judge=job.judge, scorer=job.scorer)
+        assert run.system_prompt.text.endswith("No brush.watercolor.")
+
+    def test_the_page_shows_the_front_and_the_best_and_saves_from_a_button(self, client, db,
+                                                                           policy):
+        staff = User.objects.create_superuser("admin", "a@example.com", "pw")
+        client.force_login(staff)
+        job = make_job(policy, reflection_judge("http://127.0.0.1:9/v1"))
+        seed = PromptCandidate.objects.create(
+            optimisation=job, index=0, text="the seed prompt", iteration=0, mean_score=0.2,
+            on_front=True, results=[{"prompt": p, "score": 0.2} for p in PROMPTS])
+        PromptCandidate.objects.create(
+            optimisation=job, index=1, parent=seed, text="the better prompt", iteration=1,
+            mean_score=0.4, on_front=True,
+            results=[{"prompt": p, "score": 0.4} for p in PROMPTS])
+        page = client.get(reverse("admin:training_promptoptimisation_change", args=[job.pk]))
+        html = page.content.decode()
+        assert page.status_code == 200
+        assert "Best: candidate 1" in html and "the better prompt" in html
+        assert html.count("on the Pareto front") == 2
+        save = reverse("admin:training_promptoptimisation_save_candidate", args=[job.pk])
+        response = client.post(save, {"candidate": "1"})
+        assert response.status_code == 302
+        saved = SystemPrompt.objects.get(name="allow-list (test)", version=2)
+        assert saved.text == "the better prompt"
+

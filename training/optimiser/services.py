@@ -1,0 +1,184 @@
+"""System prompt optimisations' lifecycle: launch (check, freeze what the job
+uses, queue on the train worker), cancel, which of those a job allows
+(optimisation_actions), storing GEPA's candidates as the worker finds them,
+and saving a candidate as a new system prompt revision, which runs can use.
+
+A job's life is a run's: draft -> queued -> running -> done | failed |
+cancelled (jobs.services). A cancel stops a running job at its next
+evaluation (worker.py). Nothing here loads torch or gepa."""
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from jobs.models import LIVE
+from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live
+
+from ..models import PromptCandidate, PromptOptimisation, SystemPrompt
+from ..rubrics import signal_specs
+from ..runs.services import (
+    choice_problems,
+    judge_launched,
+    launched_choices,
+    package_versions,
+    run_unanswerable,
+)
+from .reflection import ReflectionUnavailable, reflection_endpoint
+
+Status = PromptOptimisation.Status
+# Where the admin offers the choice to drop signals (in a refusal's way out).
+HOW_TO_DROP = 'tick "drop signals the judges cannot answer" on the optimisation'
+
+
+class OptimisationError(ValueError):
+    """A job that cannot be launched or cancelled as asked; the message says why."""
+
+
+# --- launch ----------------------------------------------------------------------------------
+
+def optimisation_launch(*, job: PromptOptimisation, user=None) -> PromptOptimisation:
+    """Check a draft, freeze what it will use into launched_config, and queue
+    it on the train queue once the transaction commits."""
+    if job.status != Status.DRAFT:
+        raise OptimisationError(f"{job} is {job.status}, not a draft: only a draft is launched")
+    problems = optimisation_problems(job)
+    if problems:
+        raise OptimisationError(f"{job} cannot be launched: " + "; ".join(problems))
+    dropped = run_unanswerable(job, signal_specs(job.rubric.signals))
+    with transaction.atomic():
+        launched = PromptOptimisation.objects.filter(pk=job.pk, status=Status.DRAFT).update(
+            status=Status.QUEUED, launched_config=launched_config(job, user),
+            dropped_signals=dropped, cancel_requested=False, error="",
+            progress={"stage": "queued", "metric_calls": 0,
+                      "max_metric_calls": job.max_metric_calls})
+        if not launched:
+            raise OptimisationError(f"{job} was launched meanwhile")
+        from ..tasks import optimisation_task
+
+        transaction.on_commit(lambda: optimisation_task.delay(job.pk))
+    job.refresh_from_db()
+    return job
+
+
+def optimisation_problems(job: PromptOptimisation) -> list[str]:
+    """Everything that would stop the job, each said so the user can fix it."""
+    problems = choice_problems(job, how_to_drop=HOW_TO_DROP)
+    prompts = job.prompt_set.prompts if isinstance(job.prompt_set.prompts, list) else []
+    problems.extend(_budget_problems(job, len(prompts)))
+    problems.extend(_reflection_problems(job))
+    return problems
+
+
+def _budget_problems(job: PromptOptimisation, prompts: int) -> list[str]:
+    problems = []
+    if job.samples_per_prompt < 1:
+        problems.append("samples_per_prompt must be at least 1")
+    if job.minibatch_size < 1 or (prompts and job.minibatch_size > prompts):
+        problems.append(f"minibatch_size {job.minibatch_size} must be between 1 and the prompt "
+                        f"set's {prompts} prompts")
+    # The seed is scored on every prompt before the first iteration; an
+    # iteration then scores the parent and the new candidate on a minibatch.
+    least = prompts + 2 * job.minibatch_size
+    if prompts and job.max_metric_calls < least:
+        problems.append(f"max_metric_calls {job.max_metric_calls} leaves no iteration: scoring "
+                        f"the seed takes {prompts} (one per prompt) and an iteration "
+                        f"{2 * job.minibatch_size} (twice minibatch_size {job.minibatch_size}); "
+                        f"give at least {least}")
+    if job.temperature <= 0:
+        problems.append(f"temperature {job.temperature:g} must be above 0 (samples are drawn)")
+    return problems
+
+
+def _reflection_problems(job: PromptOptimisation) -> list[str]:
+    """The reflection row's configuration; its key is read on the worker,
+    whose environment this process may not share (reflection.py)."""
+    try:
+        reflection_endpoint(job.reflection)
+    except ReflectionUnavailable as error:
+        return [str(error)]
+    return []
+
+
+def launched_config(job: PromptOptimisation, user=None) -> dict:
+    """What the job optimises with, copied now: editing the rubric, prompts or
+    seed prompt later changes nothing about it."""
+    reflection = job.reflection
+    return {
+        **launched_choices(job),
+        "seed_prompt": {"id": job.seed_prompt.pk, "label": str(job.seed_prompt),
+                        "text": job.seed_prompt.text},
+        "reflection": {**judge_launched(reflection), "base_url": reflection.base_url,
+                       "model": reflection.model, "api_key_env": reflection.api_key_env},
+        "versions": package_versions(("gepa", "transformers", "torch")),
+        "launched": timezone.now().isoformat(),
+        "launched_by": getattr(user, "username", None),
+    }
+
+
+# --- cancel ----------------------------------------------------------------------------------
+
+def optimisation_cancel(*, job: PromptOptimisation) -> Cancel:
+    """Stop a job (jobs.services.job_cancel): a queued one at once, a running
+    one at its next evaluation, keeping the candidates found so far."""
+    job.refresh_from_db()
+    if "cancel" not in optimisation_actions(job):
+        if job.status in LIVE:  # asked already
+            return Cancel(CancelOutcome.STOPPING, job.status, f"{job} will stop soon.")
+        return job_not_live(job=job)
+    return job_cancel(job=job, stopping="will stop at its next evaluation, keeping the "
+                                        "candidates found so far")
+
+
+def optimisation_actions(job: PromptOptimisation) -> frozenset[str]:
+    """Which of launch and cancel the job's state allows: the rule the admin follows."""
+    verbs = set()
+    if job.status == Status.DRAFT:
+        verbs.add("launch")
+    if job.status in LIVE and not job.cancel_requested:
+        verbs.add("cancel")
+    return frozenset(verbs)
+
+
+# --- candidates ------------------------------------------------------------------------------
+
+def candidate_store(*, job_id: int, index: int, text: str, parent_index: int | None,
+                    iteration: int, metric_calls: int, results: list[dict],
+                    mean_score: float) -> PromptCandidate:
+    """One of GEPA's candidates with its per-prompt results (adapter.PromptResult.record);
+    its gate pass and unknown-method rate are over all its samples."""
+    judged = sum(r["judged"] for r in results)
+    parent = None
+    if parent_index is not None:
+        parent = PromptCandidate.objects.get(optimisation_id=job_id, index=parent_index)
+    return PromptCandidate.objects.create(
+        optimisation_id=job_id, index=index, text=text, parent=parent, iteration=iteration,
+        metric_calls=metric_calls, results=results, mean_score=mean_score,
+        gate_pass=sum(r["gate_passed"] for r in results) / judged if judged else None,
+        unknown_method_rate=sum(r["unknown_method"] for r in results) / judged
+        if judged else None,
+        on_front=index == 0)
+
+
+def candidates_front_set(*, job_id: int, front: set[int]) -> None:
+    """Mark the candidates on GEPA's Pareto front (`front`: their indices), and only them."""
+    rows = PromptCandidate.objects.filter(optimisation_id=job_id)
+    rows.filter(index__in=front).update(on_front=True)
+    rows.exclude(index__in=front).update(on_front=False)
+
+
+def candidate_save_as_prompt(*, candidate: PromptCandidate, name: str | None = None
+                             ) -> SystemPrompt:
+    """The candidate's text as the next revision of `name` (the seed prompt's
+    name by default), usable by runs; recorded on the candidate. Saving the
+    same candidate again returns the revision it was saved as."""
+    with transaction.atomic():
+        locked = PromptCandidate.objects.select_for_update().select_related(
+            "optimisation__seed_prompt").get(pk=candidate.pk)
+        if locked.system_prompt_id is not None:
+            return locked.system_prompt
+        prompt = SystemPrompt.objects.create(
+            name=name or locked.optimisation.seed_prompt.name, text=locked.text)
+        locked.system_prompt = prompt
+        locked.save(update_fields=["system_prompt"])
+    candidate.refresh_from_db()
+    return prompt

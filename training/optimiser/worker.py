@@ -1,0 +1,207 @@
+"""The body of a prompt optimisation's task on the train worker
+(tasks.optimisation_task): claim the job, check the reflection model answers,
+load the policy, renderer, rubric and judges, and hand GEPA the adapter
+(adapter.py); store each candidate as GEPA accepts it, and finish.
+
+GEPA is configured and called, not rewritten: its reflective mutation, its
+per-prompt Pareto front (frontier "instance") and its candidate selection are
+the package's. What this module adds is the job around it, through GEPA's own
+hooks: `Recorder` is both a GEPA callback (each candidate's full evaluation is
+stored as it happens, the Pareto front marked after each iteration, progress
+written as metric calls are spent) and a GEPA stopper (read between
+iterations: a cancel, a failed reflection model, a failure to store). Inside
+an iteration the adapter reads the cancel flag before each evaluation and
+raises, which GEPA passes on (raise_on_exception), so a cancel waits for one
+evaluation at most.
+
+GEPA logs and swallows what its callbacks raise; the Recorder keeps the
+error instead and its stopper ends the job, which then fails with it.
+
+A redelivered job (its worker died) starts again: the candidates its first
+worker stored are deleted at the claim."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from jobs.selectors import job_cancel_requested
+from jobs.services import ProgressWriter, job_claim, job_finish
+
+from ..models import PromptCandidate, PromptOptimisation
+from ..reward_signals import signal_context_for, signals_unanswerable, unanswerable_text
+from ..rubrics import rubric_specs
+from . import services
+from .adapter import COMPONENT, Example, OptimisationStopped, SystemPromptAdapter
+from .reflection import ReflectionModel, ReflectionUnavailable
+
+logger = logging.getLogger(__name__)
+Status = PromptOptimisation.Status
+
+
+def optimisation_execute(*, job_id: int) -> PromptOptimisation:
+    """Run a queued job to its end: done, failed or cancelled."""
+    if not job_claim(model=PromptOptimisation, pk=job_id, progress={"stage": "loading"}):
+        return PromptOptimisation.objects.get(pk=job_id)  # finished or cancelled already
+    job = PromptOptimisation.objects.select_related(
+        "judge", "scorer", "reflection", "snapshot").get(pk=job_id)
+    PromptCandidate.objects.filter(optimisation=job).delete()
+    try:
+        summary = _optimise(job)
+    except OptimisationStopped:
+        _finish(job_id, Status.CANCELLED)
+    except Exception as exc:  # recorded on the job; the worker lives on
+        logger.exception("prompt optimisation %s failed", job_id)
+        _finish(job_id, Status.FAILED, error=f"{type(exc).__name__}: {exc}")
+    else:
+        cancelled = job_cancel_requested(model=PromptOptimisation, pk=job_id)
+        _finish(job_id, Status.CANCELLED if cancelled else Status.DONE, extra=summary)
+    return PromptOptimisation.objects.get(pk=job_id)
+
+
+def _optimise(job: PromptOptimisation) -> dict:
+    import gepa
+
+    from ..policy import policy_load
+    from ..runs import conf
+    from ..runs.engine import device_choose, memory_release
+    from ..runs.renderers import run_renderer
+
+    config = job.launched_config
+    reflection = ReflectionModel.from_judge(job.reflection)
+    reflection.check()
+    specs = rubric_specs(config["rubric"]["signals"], job.dropped_signals)
+    context = signal_context_for(judge=job.judge, scorer=job.scorer, snapshot=job.snapshot,
+                                 seed=job.seed)
+    if found := signals_unanswerable(specs, context):
+        raise services.OptimisationError(
+            f"since the launch, {unanswerable_text(found, how_to_drop=services.HOW_TO_DROP)}")
+    import torch
+
+    device = device_choose("auto")
+    if (threads := conf.torch_threads()) and device == "cpu":
+        torch.set_num_threads(threads)
+    model, tokenizer = policy_load(config["policy_path"], device=device)
+    cancelled = lambda: job_cancel_requested(model=PromptOptimisation, pk=job.pk)  # noqa: E731
+    adapter = SystemPromptAdapter(
+        job_id=job.pk, model=model, tokenizer=tokenizer, renderer=run_renderer("process"),
+        specs=specs, context=context, samples=job.samples_per_prompt, seed=job.seed,
+        temperature=job.temperature, max_tokens=job.max_completion_length,
+        chat_template_kwargs=job.chat_template_kwargs or {}, should_stop=cancelled)
+    examples = [Example(i, prompt) for i, prompt in enumerate(config["prompts"])]
+    recorder = Recorder(job=job, adapter=adapter, examples=examples, reflection=reflection,
+                        cancelled=cancelled)
+    try:
+        result = gepa.optimize(
+            seed_candidate={COMPONENT: config["seed_prompt"]["text"]}, trainset=examples,
+            valset=examples, adapter=adapter, reflection_lm=reflection,
+            reflection_minibatch_size=job.minibatch_size, max_metric_calls=job.max_metric_calls,
+            stop_callbacks=[recorder], callbacks=[recorder], cache_evaluation=True,
+            seed=job.seed, raise_on_exception=True, logger=GepaLog(job.pk),
+            track_best_outputs=False, display_progress_bar=False)
+    finally:
+        del model, adapter
+        memory_release()
+    if recorder.failure is not None:
+        raise recorder.failure
+    if reflection.failure is not None:
+        raise ReflectionUnavailable(reflection.failure)
+    return {"best": result.best_idx, "best_score": result.val_aggregate_scores[result.best_idx],
+            "candidates": result.num_candidates, "metric_calls": result.total_metric_calls,
+            "reflections": reflection.calls, "notices": context.notices}
+
+
+class GepaLog:
+    """GEPA's logger (it prints by default): its lines into ours."""
+
+    def __init__(self, job_id: int):
+        self.job_id = job_id
+
+    def log(self, message: str) -> None:
+        logger.info("prompt optimisation %s: %s", self.job_id, message)
+
+
+def _kept(method: Callable) -> Callable:
+    """A callback whose error is kept for the stopper (module docstring)."""
+    def callback(self: Recorder, event) -> None:
+        if self.failure is not None:
+            return
+        try:
+            method(self, event)
+        except Exception as exc:  # noqa: BLE001 - re-raised by the job once GEPA stops
+            logger.exception("prompt optimisation %s: storing GEPA's progress failed",
+                             self.job_id)
+            self.failure = exc
+    return callback
+
+
+class Recorder:
+    """GEPA's callback and stopper for one job (module docstring)."""
+
+    def __init__(self, *, job: PromptOptimisation, adapter: SystemPromptAdapter,
+                 examples: list[Example], reflection: ReflectionModel,
+                 cancelled: Callable[[], bool]):
+        self.job_id, self.max_metric_calls = job.pk, job.max_metric_calls
+        self.adapter, self.examples, self.reflection = adapter, examples, reflection
+        self.cancelled = cancelled
+        self.failure: Exception | None = None
+        self.iteration = self.metric_calls = self.found = 0
+        self.best: float | None = None
+        self.writer = ProgressWriter(model=PromptOptimisation, pk=job.pk)
+
+    # gepa's StopperProtocol: asked before each iteration.
+    def __call__(self, state) -> bool:
+        return (self.failure is not None or self.reflection.failure is not None
+                or self.cancelled())
+
+    @_kept
+    def on_valset_evaluated(self, event) -> None:
+        """A candidate scored on every prompt: GEPA keeps it (the seed, then each accepted one)."""
+        text = event["candidate"][COMPONENT]
+        results = self.adapter.results(text, self.examples)  # memoised: just scored
+        parents = [p for p in event["parent_ids"] if p is not None]
+        services.candidate_store(
+            job_id=self.job_id, index=event["candidate_idx"], text=text,
+            parent_index=parents[0] if parents else None, iteration=event["iteration"],
+            metric_calls=self.metric_calls, results=[r.record() for r in results],
+            mean_score=event["average_score"])
+        self.found += 1
+        score = event["average_score"]
+        self.best = score if self.best is None else max(self.best, score)
+        self._progress(force=True)
+
+    @_kept
+    def on_iteration_start(self, event) -> None:
+        self.iteration = event["iteration"]
+        self._progress()
+
+    @_kept
+    def on_iteration_end(self, event) -> None:
+        self._front(event["state"])
+        self._progress(force=True)
+
+    @_kept
+    def on_optimization_end(self, event) -> None:
+        self._front(event["final_state"])
+
+    @_kept
+    def on_budget_updated(self, event) -> None:
+        self.metric_calls = event["metric_calls_used"]
+        self._progress()
+
+    def _front(self, state) -> None:
+        front = set().union(*state.get_pareto_front_mapping().values())
+        services.candidates_front_set(job_id=self.job_id, front=front)
+
+    def _progress(self, *, force: bool = False) -> None:
+        self.writer.write(force=force, progress={
+            "stage": "optimising", "iteration": self.iteration,
+            "metric_calls": self.metric_calls, "max_metric_calls": self.max_metric_calls,
+            "percent": min(100, int(100 * self.metric_calls / max(1, self.max_metric_calls))),
+            "candidates": self.found, "best_score": self.best,
+            "reflections": self.reflection.calls})
+
+
+def _finish(job_id: int, status: str, *, error: str = "", extra: dict | None = None) -> None:
+    job = PromptOptimisation.objects.get(pk=job_id)
+    job_finish(model=PromptOptimisation, pk=job_id, status=status, error=error,
+               progress={**(job.progress or {}), **(extra or {}), "stage": status})
