@@ -386,6 +386,7 @@ def charts_write(results: dict, folder: str) -> list[str]:
     """The seeds' mean yardstick curves (probe and rollouts) with v1's
     ceilings, and their code lengths, as SVG files in `folder`."""
     from training.charts import lines_svg
+    from training.diagnostics import smoothed
 
     found = pairs(results)
     if not found:
@@ -393,14 +394,18 @@ def charts_write(results: dict, folder: str) -> list[str]:
     v1, v2 = mean_run([v1 for _, v1, _ in found]), mean_run([v2 for _, _, v2 in found])
     race = duel(v1, v2)
     charts = {}
-    for reading, (label, _) in READINGS.items():
-        ceiling = race[reading]["ceiling"]
-        charts[f"rubric_race_{reading}.svg"] = lines_svg({
-            "v1": [(p["step"], p["score"]) for p in v1[reading]],
-            "v2": [(p["step"], p["score"]) for p in v2[reading]],
-            "v1's ceiling": [(p["step"], ceiling) for p in v1[reading]],
-        }, y_label="yardstick (win rate)", x_label="step", whole_x=True,
-            title=f"The yardstick on {label}, mean of {len(found)} seeds")
+    for reading, (label, window) in READINGS.items():
+        # Drawn as the race reads them: smoothed by the reading's window.
+        lines = {name: list(zip(*curve(run, reading), strict=True))
+                 for name, run in (("v1", v1), ("v2", v2))}
+        lines = {name: list(zip([s for s, _ in points],
+                                smoothed([y for _, y in points], window), strict=True))
+                 for name, points in lines.items()}
+        lines["v1's ceiling"] = [(s, race[reading]["ceiling"]) for s, _ in lines["v1"]]
+        charts[f"rubric_race_{reading}.svg"] = lines_svg(
+            lines, y_label="yardstick (win rate)", x_label="step", whole_x=True,
+            title=f"The yardstick on {label} (a centred mean of {window}), "
+                  f"mean of {len(found)} seeds")
     charts["rubric_race_tokens.svg"] = lines_svg({
         "v1": [(s["step"], s["tokens"]) for s in v1["steps"]],
         "v2": [(s["step"], s["tokens"]) for s in v2["steps"]],
