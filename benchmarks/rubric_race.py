@@ -20,20 +20,26 @@ it) and say so; its four quality judges are one opinion, the reward model's
 preference score (the article measured 0.85-0.95 correlation between them:
 ours is the extreme of that), which the report's correlations show.
 
-Per seed and overall (the seeds' mean curves), it prints: both yardstick
-curves; v1's ceiling (the mean of the last third of its probes); the step at
-which each run's curve, smoothed by a centred mean of 3 probes
-(training.diagnostics.first_reaching), first reaches that ceiling, and v2's
-steps over v1's; the code length (completion tokens) in the first and last
-third of each run; the reward's and the yardstick's slope t. It asserts
-nothing. `--out` keeps the measurements as JSON after every run (so a long
-race that stops early still has its finished runs) and `--report` prints a
-kept file again; `--charts DIR` writes the yardstick and code-length charts
-as SVG.
+The race is read twice with the yardstick: off the probe (its curve smoothed
+by a centred mean of 3 probes), and off each step's own rollouts, scored as
+the probe scores its samples (smoothed over 5 steps; the same prompts for v1
+and v2 at each step). Per seed and overall (the seeds' mean curves), it
+prints for each reading: v1's ceiling (the mean of the last third of its
+curve); the step at which each run's smoothed curve first reaches it
+(training.diagnostics.first_reaching), and v2's steps over v1's; the slopes'
+t. Then the code length (completion tokens) in the first and last third of
+each run, the reward's t, raw and prompt-adjusted, v1's length ramp and the
+replay lab's correlations. It asserts nothing. `--out` keeps the
+measurements as JSON after every seed (a long race that stops early keeps
+its finished seeds), `--report` prints a kept file again, `--runs` reads
+finished runs of `--database` (a v2 run and its clone with v1 per seed, made
+in the admin, say) as a race, and `--charts DIR` writes the readings' and the
+code length's charts as SVG.
 
     .venv/bin/python benchmarks/rubric_race.py [--seeds 0 1 2] [--steps 60]
         [--probe 5] [--world 320] [--ramp-target N] [--out race.json]
         [--charts docs] [--report race.json]
+        [--database URL --media DIR --runs ID ...]
 
 It builds a throwaway world as grpo_bench.py does (or uses --database), and
 its queue messages go to the same flushed Redis database (14).
