@@ -254,13 +254,6 @@ def curve(run: dict, reading: str = "probes") -> tuple[list[int], list[float]]:
     return [p["step"] for p in known], [p["score"] for p in known]
 
 
-def thirds(values: list[float]) -> tuple[float | None, float | None]:
-    if not values:
-        return None, None
-    third = max(1, len(values) // 3)
-    return statistics.fmean(values[:third]), statistics.fmean(values[-third:])
-
-
 def race_read(v1: dict, v2: dict, reading: str) -> dict:
     """v1's ceiling on one reading's curves, the step each run first reaches
     it, v2's steps over v1's, and each curve's slope t."""
@@ -283,10 +276,12 @@ def race_read(v1: dict, v2: dict, reading: str) -> dict:
 def duel(v1: dict, v2: dict) -> dict:
     """One seed's race, or the seeds' mean curves': each reading, and how code
     length moved."""
+    from training.diagnostics import reward_trend
+
     code = {}
     for name, run in (("v1", v1), ("v2", v2)):
-        first, last = thirds([s["tokens"] for s in run["steps"] if s["tokens"] is not None])
-        code[name] = {"first": first, "last": last}
+        trend = reward_trend([s["tokens"] for s in run["steps"] if s["tokens"] is not None])
+        code[name] = {"first": trend and trend["first"], "last": trend and trend["last"]}
     return {**{reading: race_read(v1, v2, reading) for reading in READINGS}, "code": code}
 
 

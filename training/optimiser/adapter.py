@@ -32,7 +32,7 @@ from gepa import EvaluationBatch
 from ..reward_signals import SignalContext, rollout_from_outcome, signals_compute
 from ..rubrics import SignalSpec, rubric_total
 from ..runs.probe.samples import Sampling, samples_generate
-from ..runs.rewards import outcome_counts, unknown_method_called
+from ..runs.rewards import SEED_RANGE, outcome_counts, unknown_method_called
 
 # The candidate's one component: GEPA names the texts it evolves.
 COMPONENT = "system_prompt"
@@ -42,7 +42,6 @@ EXAMPLE_CHARS = 2000
 # Prompt seeds: the job's seed plus the prompt's index times this, so each
 # prompt has its own seed and a job's seeds never overlap another prompt's.
 SEEDS_PER_PROMPT = 1000
-SEED_RANGE = 2**31  # Render.seed is a 32-bit integer on PostgreSQL
 
 
 class OptimisationStopped(Exception):

@@ -225,7 +225,7 @@ class OutcomeCounts:
     """How many renders the browser could judge (not unavailable), how many of
     those the gate passed, and how many called a brush method that does not
     exist (the hallucinated-API count): a step's rates, and a prompt
-    candidate's (training.gepa)."""
+    candidate's (training.optimiser)."""
 
     judged: int
     gate_passed: int
