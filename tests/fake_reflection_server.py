@@ -6,7 +6,10 @@ tests/fake_vision_server.py.
 Its proposal is visible: the current instructions (read from GEPA's prompt)
 and one more line naming the gate's violations and the unknown brush
 methods it read in the feedback, numbered by call. So a test can see that the
-feedback reached it and that its proposal became a candidate.
+feedback reached it and that its proposal became a candidate. Made with
+`unchanged=True` it proposes the current instructions as they are: scored at
+the same seeds they sample the same sketches, no better than their parent,
+so GEPA (which keeps only a strict improvement) rejects every proposal.
 
     with FakeReflectionServer() as server:
         ...  # a Judge row with base_url=server.url
@@ -31,8 +34,9 @@ ADDED = "Revision {n}: avoid {what}."
 
 
 class FakeReflectionServer:
-    def __init__(self, *, api_key: str | None = None):
+    def __init__(self, *, api_key: str | None = None, unchanged: bool = False):
         self.api_key = api_key  # when set, a request without it gets 401
+        self.unchanged = unchanged
         self.requests: list[dict] = []
         self.reflections: list[str] = []  # the reflection prompts (not the launch check)
         self.proposals: list[str] = []  # the instructions it proposed, in order
@@ -64,7 +68,7 @@ class FakeReflectionServer:
             self.reflections.append(text)
             added = ADDED.format(n=len(self.reflections),
                                  what=", ".join(dict.fromkeys(found)) or "nothing named")
-            proposal = f"{current}\n{added}"
+            proposal = current if self.unchanged else f"{current}\n{added}"
             self.proposals.append(proposal)
         return f"Here are the new instructions:\n```\n{proposal}\n```"
 

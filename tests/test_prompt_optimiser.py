@@ -2,7 +2,8 @@
 prompt on the train worker. The policy (tests/policy_data.py's), its renders
 in real Chromium and the rubric are real; only the reflection model, a hosted
 service, is a stand-in on loopback (tests/fake_reflection_server.py) that
-proposes the current prompt plus a line naming what the feedback told it.
+proposes the current prompt plus a line naming what the feedback told it (or,
+to be rejected, the current prompt unchanged).
 
 The test policy writes sketch-shaped text the gate mostly rejects, which is
 what the feedback tests need: violations to report. The rubric is a gate and
@@ -64,18 +65,46 @@ def reflection_judge(url: str, **fields) -> Judge:
                                 **fields)
 
 
-def make_job(policy, reflection: Judge, **settings) -> PromptOptimisation:
+def make_job(policy, reflection: Judge, *, seed_text: str = SYSTEM_PROMPT,
+             **settings) -> PromptOptimisation:
     local = Judge.objects.get_or_create(name="local (test)", defaults={"backend": "local"})[0]
     return PromptOptimisation.objects.create(
         name="tiny", base_model=str(policy),
         prompt_set=PromptSet.objects.get_or_create(name="two", defaults={"prompts": PROMPTS})[0],
-        seed_prompt=SystemPrompt.objects.create(name="allow-list (test)", text=SYSTEM_PROMPT),
+        seed_prompt=SystemPrompt.objects.create(name="allow-list (test)", text=seed_text),
         rubric=Rubric.objects.create(name="gate and ramp", signals=RUBRIC),
         judge=local, scorer=local, reflection=reflection, **{**TINY, **settings})
 
 
 def fresh(job: PromptOptimisation) -> PromptOptimisation:
     return PromptOptimisation.objects.get(pk=job.pk)
+
+
+def mean(values) -> float:
+    values = list(values)
+    return sum(values) / len(values)
+
+
+def assert_rejected_on_its_minibatch(proposal: PromptCandidate) -> None:
+    """A rejected proposal as stored: scored on its minibatch only, no better
+    there than its parent, whose minibatch results are its stored results on
+    those prompts (the same text at the same seeds: the adapter's memo)."""
+    parent = proposal.parent
+    assert proposal.index is None and not proposal.accepted and not proposal.on_front
+    assert parent is not None and parent.accepted and proposal.iteration >= 1
+    minibatch = [r["index"] for r in proposal.results]
+    assert len(minibatch) == TINY["minibatch_size"]
+    assert [r["prompt"] for r in proposal.results] == [PROMPTS[i] for i in minibatch]
+    for result in proposal.results:
+        assert result["samples"] == result["judged"] == TINY["samples_per_prompt"]
+    assert proposal.mean_score == pytest.approx(mean(r["score"] for r in proposal.results))
+    assert proposal.parent_minibatch_score == pytest.approx(
+        mean(parent.results[i]["score"] for i in minibatch))
+    assert proposal.mean_score <= proposal.parent_minibatch_score  # GEPA keeps only a rise
+    judged = sum(r["judged"] for r in proposal.results)
+    assert proposal.gate_pass == sum(r["gate_passed"] for r in proposal.results) / judged
+    assert proposal.unknown_method_rate == sum(
+        r["unknown_method"] for r in proposal.results) / judged
 
 
 @pytest.fixture
@@ -124,6 +153,17 @@ class TestOnTheTrainWorker:
             assert child.text.startswith(child.parent.text + "\n")
             assert child.parent.index < child.index and child.iteration >= 1
 
+        # Every proposal is stored: kept as a candidate, or rejected on its minibatch.
+        rejected = list(selectors.proposals_rejected_of(job))
+        assert sorted([c.text for c in children] + [p.text for p in rejected]) == sorted(
+            server.proposals)
+        assert job.progress["proposals"] == len(server.proposals)
+        for proposal in rejected:
+            assert proposal.text.startswith(proposal.parent.text + "\n")
+            assert_rejected_on_its_minibatch(proposal)
+        assert any(p.mean_score < p.parent_minibatch_score for p in rejected), \
+            "no proposal was worse on its minibatch: the test's budget or seed needs changing"
+
         # The feedback it read named the gate's violations and unknown methods
         # its parents' sketches had, and the line it added says so.
         assert server.reflections
@@ -151,6 +191,31 @@ class TestOnTheTrainWorker:
                     if c.results[prompt_index]["score"] == top} <= front
         assert all(any(c.results[i]["score"] == max(o.results[i]["score"] for o in candidates)
                        for i in range(len(PROMPTS))) for c in candidates if c.on_front)
+
+    def test_a_proposal_no_better_than_its_parent_is_stored_rejected_and_off_the_front(
+            self, worker, policy):
+        """The stand-in proposes its parent's text unchanged: the same samples,
+        a tie on the minibatch, which GEPA rejects (it keeps only a rise). The
+        seed's text has no trailing newline, as GEPA strips the text it reads
+        back from the reflection model's answer."""
+        with FakeReflectionServer(unchanged=True) as server:
+            job = services.optimisation_launch(job=make_job(
+                policy, reflection_judge(server.url), seed_text=SYSTEM_PROMPT.strip(),
+                max_metric_calls=6))
+            wait_for(lambda: fresh(job).is_finished, timeout=300, worker=worker)
+        job = fresh(job)
+        assert job.status == Status.DONE, job.error
+
+        seed, *children = selectors.candidates_of(job)
+        assert children == [] and seed.index == 0
+        rejected = list(selectors.proposals_rejected_of(job))
+        assert len(rejected) == len(server.proposals) == job.progress["proposals"] >= 1
+        for proposal in rejected:
+            assert (proposal.text, proposal.parent) == (seed.text, seed)
+            assert_rejected_on_its_minibatch(proposal)
+            assert proposal.mean_score == proposal.parent_minibatch_score
+            assert proposal.results == [seed.results[r["index"]] for r in proposal.results]
+        assert selectors.candidate_best(job) == seed and seed.on_front
 
     def test_cancel_stops_a_running_job_and_keeps_its_candidates(self, worker, policy):
         with FakeReflectionServer() as server:
@@ -244,6 +309,13 @@ class TestSaveAsRevision:
             "allow-list (test)", 2, child.text)
         assert services.candidate_save_as_prompt(candidate=child) == prompt  # once only
         assert child.system_prompt == prompt
+        rejected = services.proposal_rejected_store(
+            job_id=job.pk, text=SYSTEM_PROMPT + "\nNo brush.spray.", parent_index=1,
+            iteration=2, metric_calls=6, results=[], mean_score=0.1,
+            parent_minibatch_score=0.3)
+        with pytest.raises(OptimisationError, match="GEPA rejected it on its minibatch"):
+            services.candidate_save_as_prompt(candidate=rejected)
+        assert SystemPrompt.objects.filter(name="allow-list (test)").count() == 2
         run = TrainingRun.objects.create(
             name="with it", prompt_set=job.prompt_set, system_prompt=prompt,
             rubric=job.rubric, judge=job.judge, scorer=job.scorer)
@@ -260,12 +332,24 @@ class TestSaveAsRevision:
         PromptCandidate.objects.create(
             optimisation=job, index=1, parent=seed, text="the better prompt", iteration=1,
             mean_score=0.4, on_front=True,
-            results=[{"prompt": p, "score": 0.4} for p in PROMPTS])
+            results=[{"index": 0, "prompt": PROMPTS[0], "score": 0.6},
+                     {"index": 1, "prompt": PROMPTS[1], "score": 0.2}])
+        # Rejected on prompt 0, where its parent scored 0.6: its minibatch mean
+        # is above the best's mean over the prompt set, and it is still not the best.
+        services.proposal_rejected_store(
+            job_id=job.pk, text="the rejected prompt", parent_index=1, iteration=2,
+            metric_calls=6, mean_score=0.5, parent_minibatch_score=0.6,
+            results=[{"index": 0, "prompt": PROMPTS[0], "score": 0.5, "judged": 2,
+                      "gate_passed": 1, "unknown_method": 2}])
         page = client.get(reverse("admin:training_promptoptimisation_change", args=[job.pk]))
         html = page.content.decode()
         assert page.status_code == 200
         assert "Best: candidate 1" in html and "the better prompt" in html
         assert html.count("on the Pareto front") == 2
+        assert "Pareto front (the best on at least one prompt): candidates 0, 1." in html
+        assert "Proposals GEPA rejected on their minibatch (1)" in html
+        assert "0.500 against the parent's 0.600" in html and "the rejected prompt" in html
+        assert html.count("Save as a new system prompt revision") == 2
         save = reverse("admin:training_promptoptimisation_save_candidate", args=[job.pk])
         response = client.post(save, {"candidate": "1"})
         assert response.status_code == 302

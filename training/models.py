@@ -544,14 +544,31 @@ class PromptOptimisation(Job, RewardJudges):
         return self.name or f"prompt optimisation {self.pk}"
 
 
+class PromptCandidateQuerySet(models.QuerySet):
+    """Accepted candidates and rejected proposals: a rejected one has no index
+    (PromptCandidate), the one mark of which is which."""
+
+    def accepted(self) -> PromptCandidateQuerySet:
+        return self.filter(index__isnull=False)
+
+    def rejected(self) -> PromptCandidateQuerySet:
+        return self.filter(index__isnull=True)
+
+
 class PromptCandidate(models.Model):
-    """One of GEPA's candidates (its program index `index`; 0 is the seed):
-    its text, parent, per-prompt results on the whole prompt set, and whether
-    it is on GEPA's Pareto front (best on at least one prompt)."""
+    """One of GEPA's proposals. An accepted one is a candidate GEPA keeps (its
+    program index `index`; 0 is the seed): its per-prompt results are on the
+    whole prompt set, and it may be on GEPA's Pareto front (best on at least
+    one prompt). A rejected one was no better than its parent on the
+    minibatch both were scored on, so GEPA dropped it without an index or a
+    score on the whole prompt set: its results and mean are on that minibatch
+    only, beside its parent's mean there (parent_minibatch_score)."""
 
     optimisation = models.ForeignKey(PromptOptimisation, on_delete=models.CASCADE,
                                      related_name="candidates")
-    index = models.PositiveIntegerField(help_text="GEPA's candidate index (0: the seed).")
+    index = models.PositiveIntegerField(
+        null=True, blank=True,
+        help_text="GEPA's candidate index (0: the seed); none for a proposal GEPA rejected.")
     text = models.TextField()
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
                                related_name="children")
@@ -559,9 +576,13 @@ class PromptCandidate(models.Model):
     metric_calls = models.PositiveIntegerField(
         default=0, help_text="Metric calls spent when it was found.")
     results = models.JSONField(
-        default=list, help_text="Per prompt: score, samples judged, gate passes, unknown "
+        default=list, help_text="Per prompt (for a rejected proposal, per prompt of its "
+                                "minibatch): score, samples judged, gate passes, unknown "
                                 "methods, violations.")
     mean_score = models.FloatField(help_text="The mean of its per-prompt scores.")
+    parent_minibatch_score = models.FloatField(
+        null=True, blank=True,
+        help_text="A rejected proposal's parent's mean score on the same minibatch.")
     gate_pass = models.FloatField(null=True, help_text="Share of its samples the gate passed.")
     unknown_method_rate = models.FloatField(
         null=True, help_text="Share of its samples calling a brush method that does not exist.")
@@ -571,10 +592,19 @@ class PromptCandidate(models.Model):
         help_text="The system prompt revision it was saved as.")
     created = models.DateTimeField(auto_now_add=True)
 
+    objects = PromptCandidateQuerySet.as_manager()
+
     class Meta:
         ordering = ["optimisation", "index"]
         constraints = [models.UniqueConstraint(fields=["optimisation", "index"],
+                                               condition=models.Q(index__isnull=False),
                                                name="prompt_candidate_unique")]
 
+    @property
+    def accepted(self) -> bool:
+        return self.index is not None
+
     def __str__(self) -> str:
+        if not self.accepted:
+            return f"proposal rejected at iteration {self.iteration} of {self.optimisation}"
         return f"candidate {self.index} of {self.optimisation}"

@@ -2,9 +2,10 @@
 presets and is edited while a draft; Launch queues it on the train worker,
 Cancel stops it at its next evaluation (the buttons shown are those
 optimiser.services.optimisation_actions allows). Its page refreshes while it
-runs and shows every candidate: per-prompt scores, gate pass, unknown-method
-rate, parent, the Pareto front and the best, each with "Save as a new system
-prompt revision"."""
+runs and shows every candidate GEPA kept: per-prompt scores, gate pass,
+unknown-method rate, parent, the Pareto front and the best, each with "Save
+as a new system prompt revision"; and apart, the proposals GEPA rejected on
+their minibatch, with their score there against their parent's."""
 from __future__ import annotations
 
 from django.contrib import admin, messages
@@ -30,7 +31,7 @@ SETTINGS = (
         "max_completion_length", "temperature", "chat_template_kwargs", "seed")}),
 )
 STATE = ("status", "progress_summary", "cancel_requested", "error", "candidates_table",
-         "created_by", "created", "started", "finished")
+         "rejected_table", "created_by", "created", "started", "finished")
 CHANGE = "training.change_promptoptimisation"
 
 
@@ -86,10 +87,11 @@ class PromptOptimisationAdmin(admin.ModelAdmin):
             return progress.get("stage", job.status)
         return format_html(
             '<progress max="{}" value="{}"></progress> {}: {} of {} metric calls, iteration {}, '
-            "{} candidates", progress["max_metric_calls"], progress.get("metric_calls", 0),
-            progress.get("stage", job.status), progress.get("metric_calls", 0),
-            progress["max_metric_calls"], progress.get("iteration", 0),
-            progress.get("candidates", 0))
+            "{} candidates, {} proposals", progress["max_metric_calls"],
+            progress.get("metric_calls", 0), progress.get("stage", job.status),
+            progress.get("metric_calls", 0), progress["max_metric_calls"],
+            progress.get("iteration", 0), progress.get("candidates", 0),
+            progress.get("proposals", 0))
 
     @admin.display(description="best mean score")
     def best_score(self, job: PromptOptimisation) -> str:
@@ -137,6 +139,35 @@ class PromptOptimisationAdmin(admin.ModelAdmin):
             _score(candidate.gate_pass), _score(candidate.unknown_method_rate),
             "on the Pareto front" if candidate.on_front else "",
             (candidate.text.strip().splitlines() or [""])[-1][:80], candidate.text, saved)
+
+    @admin.display(description="proposals GEPA rejected")
+    def rejected_table(self, job: PromptOptimisation) -> str:
+        rejected = list(selectors.proposals_rejected_of(job))
+        if not rejected:
+            return "-"
+        rows = format_html_join("", "<tr>{}</tr>", ((self._rejected_row(p),) for p in rejected))
+        return format_html(
+            "<details><summary>Proposals GEPA rejected on their minibatch ({})</summary>"
+            '<p class="help">GEPA keeps a proposal only if it beats its parent on the minibatch '
+            "both were scored on. These did not, so GEPA never scored them on the whole prompt "
+            "set: their numbers are on the minibatch only, the Pareto front and the best are "
+            "chosen without them, and they are not offered as a system prompt revision.</p>"
+            "<table><tr><th>iteration</th><th>parent</th><th>minibatch</th>"
+            "<th>mean on the minibatch</th><th>gate pass</th><th>unknown methods</th>"
+            "<th>text</th></tr>{}</table></details>", len(rejected), rows)
+
+    def _rejected_row(self, proposal: PromptCandidate) -> str:
+        # No save button: services.candidate_save_as_prompt refuses a rejected
+        # proposal (nothing measured it on the prompt set).
+        return format_html(
+            "<td>{}</td><td>{}</td><td>{}</td><td>{} against the parent's {}</td><td>{}</td>"
+            "<td>{}</td><td><details><summary>{}</summary><pre>{}</pre></details></td>",
+            proposal.iteration, "-" if proposal.parent is None else proposal.parent.index,
+            format_html_join(", ", '<span title="{}">prompt {}</span>',
+                             ((r.get("prompt", ""), r.get("index")) for r in proposal.results)),
+            _score(proposal.mean_score), _score(proposal.parent_minibatch_score),
+            _score(proposal.gate_pass), _score(proposal.unknown_method_rate),
+            (proposal.text.strip().splitlines() or [""])[-1][:80], proposal.text)
 
     # --- actions and buttons --------------------------------------------
     @admin.action(description="Launch the selected draft optimisations", permissions=["change"])

@@ -1,7 +1,8 @@
 """System prompt optimisations' lifecycle: launch (check, freeze what the job
 uses, queue on the train worker), cancel, which of those a job allows
-(optimisation_actions), storing GEPA's candidates as the worker finds them,
-and saving a candidate as a new system prompt revision, which runs can use.
+(optimisation_actions), storing GEPA's candidates and the proposals it
+rejected as the worker finds them, and saving a candidate as a new system
+prompt revision, which runs can use.
 
 A job's life is a run's: draft -> queued -> running -> done | failed |
 cancelled (jobs.services). A cancel stops a running job at its next
@@ -144,24 +145,45 @@ def optimisation_actions(job: PromptOptimisation) -> frozenset[str]:
 def candidate_store(*, job_id: int, index: int, text: str, parent_index: int | None,
                     iteration: int, metric_calls: int, results: list[dict],
                     mean_score: float) -> PromptCandidate:
-    """One of GEPA's candidates with its per-prompt results (adapter.PromptResult.record);
-    its gate pass and unknown-method rate are over all its samples."""
-    judged = sum(r["judged"] for r in results)
-    parent = None
-    if parent_index is not None:
-        parent = PromptCandidate.objects.get(optimisation_id=job_id, index=parent_index)
+    """A candidate GEPA keeps, with its per-prompt results on the whole prompt
+    set (adapter.PromptResult.record)."""
     return PromptCandidate.objects.create(
-        optimisation_id=job_id, index=index, text=text, parent=parent, iteration=iteration,
-        metric_calls=metric_calls, results=results, mean_score=mean_score,
-        gate_pass=sum(r["gate_passed"] for r in results) / judged if judged else None,
-        unknown_method_rate=sum(r["unknown_method"] for r in results) / judged
-        if judged else None,
-        on_front=index == 0)
+        optimisation_id=job_id, index=index, text=text, parent=_parent(job_id, parent_index),
+        iteration=iteration, metric_calls=metric_calls, results=results,
+        mean_score=mean_score, on_front=index == 0, **_sample_rates(results))
+
+
+def proposal_rejected_store(*, job_id: int, text: str, parent_index: int, iteration: int,
+                            metric_calls: int, results: list[dict], mean_score: float,
+                            parent_minibatch_score: float) -> PromptCandidate:
+    """A proposal GEPA rejected: no better than its parent on the minibatch
+    both were scored on (`results` and the two means are on that minibatch
+    only). It has no index: GEPA never adds it to its candidates."""
+    return PromptCandidate.objects.create(
+        optimisation_id=job_id, index=None, text=text, parent=_parent(job_id, parent_index),
+        iteration=iteration, metric_calls=metric_calls, results=results,
+        mean_score=mean_score, parent_minibatch_score=parent_minibatch_score,
+        **_sample_rates(results))
+
+
+def _parent(job_id: int, index: int | None) -> PromptCandidate | None:
+    if index is None:
+        return None
+    return PromptCandidate.objects.accepted().get(optimisation_id=job_id, index=index)
+
+
+def _sample_rates(results: list[dict]) -> dict:
+    """Gate pass and unknown-method rate over every judged sample of `results`."""
+    judged = sum(r["judged"] for r in results)
+    if not judged:
+        return {"gate_pass": None, "unknown_method_rate": None}
+    return {"gate_pass": sum(r["gate_passed"] for r in results) / judged,
+            "unknown_method_rate": sum(r["unknown_method"] for r in results) / judged}
 
 
 def candidates_front_set(*, job_id: int, front: set[int]) -> None:
     """Mark the candidates on GEPA's Pareto front (`front`: their indices), and only them."""
-    rows = PromptCandidate.objects.filter(optimisation_id=job_id)
+    rows = PromptCandidate.objects.accepted().filter(optimisation_id=job_id)
     rows.filter(index__in=front).update(on_front=True)
     rows.exclude(index__in=front).update(on_front=False)
 
@@ -170,10 +192,18 @@ def candidate_save_as_prompt(*, candidate: PromptCandidate, name: str | None = N
                              ) -> SystemPrompt:
     """The candidate's text as the next revision of `name` (the seed prompt's
     name by default), usable by runs; recorded on the candidate. Saving the
-    same candidate again returns the revision it was saved as."""
+    same candidate again returns the revision it was saved as.
+
+    Only a candidate GEPA kept: a proposal it rejected was scored on one
+    minibatch, where it did no better than its parent, and never on the
+    prompt set, so nothing says it is worth a run."""
     with transaction.atomic():
         locked = PromptCandidate.objects.select_for_update().select_related(
             "optimisation__seed_prompt").get(pk=candidate.pk)
+        if not locked.accepted:
+            raise OptimisationError(
+                f"{locked} cannot be saved as a system prompt: GEPA rejected it on its "
+                "minibatch and never scored it on the prompt set")
         if locked.system_prompt_id is not None:
             return locked.system_prompt
         prompt = SystemPrompt.objects.create(

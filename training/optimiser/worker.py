@@ -1,28 +1,37 @@
 """The body of a prompt optimisation's task on the train worker
 (tasks.optimisation_task): claim the job, check the reflection model answers,
 load the policy, renderer, rubric and judges, and hand GEPA the adapter
-(adapter.py); store each candidate as GEPA accepts it, and finish.
+(adapter.py); store each candidate as GEPA accepts it and each proposal as
+GEPA rejects it, and finish.
 
 GEPA is configured and called, not rewritten: its reflective mutation, its
 per-prompt Pareto front (frontier "instance") and its candidate selection are
 the package's. What this module adds is the job around it, through GEPA's own
 hooks: `Recorder` is both a GEPA callback (each candidate's full evaluation is
-stored as it happens, the Pareto front marked after each iteration, progress
-written as metric calls are spent) and a GEPA stopper (read between
-iterations: a cancel, a failed reflection model, a failure to store). Inside
-an iteration the adapter reads the cancel flag before each evaluation and
-raises, which GEPA passes on (raise_on_exception), so a cancel waits for one
-evaluation at most.
+stored as it happens, each rejected proposal with its minibatch evaluation,
+the Pareto front marked after each iteration, progress written as metric
+calls are spent) and a GEPA stopper (read between iterations: a cancel, a
+failed reflection model, a failure to store). Inside an iteration the adapter
+reads the cancel flag before each evaluation and raises, which GEPA passes on
+(raise_on_exception), so a cancel waits for one evaluation at most.
 
 GEPA logs and swallows what its callbacks raise; the Recorder keeps the
 error instead and its stopper ends the job, which then fails with it.
 
-A redelivered job (its worker died) starts again: the candidates its first
-worker stored are deleted at the claim."""
+GEPA's rejection event carries only the two minibatch sums; the proposal it
+rejects is put together from the iteration's earlier events (its parent,
+its minibatch, its text), and its per-prompt results are the adapter's
+memo of the minibatch evaluation GEPA just ran. That pairing holds because
+GEPA makes one proposal an iteration (its default sampling strategy, which
+the job keeps); the Recorder refuses a second one rather than pair wrongly.
+
+A redelivered job (its worker died) starts again: the candidates and
+rejected proposals its first worker stored are deleted at the claim."""
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from jobs.selectors import job_cancel_requested
 from jobs.services import ProgressWriter, job_claim, job_finish
@@ -95,6 +104,9 @@ def _optimise(job: PromptOptimisation) -> dict:
             seed_candidate={COMPONENT: config["seed_prompt"]["text"]}, trainset=examples,
             valset=examples, adapter=adapter, reflection_lm=reflection,
             reflection_minibatch_size=job.minibatch_size, max_metric_calls=job.max_metric_calls,
+            # A proposal is kept only if it beats its parent on the minibatch
+            # (GEPA's default, named because the admin's page says so).
+            acceptance_criterion="strict_improvement",
             stop_callbacks=[recorder], callbacks=[recorder], cache_evaluation=True,
             seed=job.seed, raise_on_exception=True, logger=GepaLog(job.pk),
             track_best_outputs=False, display_progress_bar=False)
@@ -106,7 +118,8 @@ def _optimise(job: PromptOptimisation) -> dict:
     if reflection.failure is not None:
         raise ReflectionUnavailable(reflection.failure)
     return {"best": result.best_idx, "best_score": result.val_aggregate_scores[result.best_idx],
-            "candidates": result.num_candidates, "metric_calls": result.total_metric_calls,
+            "candidates": result.num_candidates, "proposals": recorder.proposals,
+            "metric_calls": result.total_metric_calls,
             "reflections": reflection.calls, "notices": context.notices}
 
 
@@ -134,6 +147,16 @@ def _kept(method: Callable) -> Callable:
     return callback
 
 
+@dataclass
+class Proposal:
+    """The iteration's proposal, as GEPA's events tell it (module docstring)."""
+
+    iteration: int
+    parent: int  # GEPA's index of the candidate it was made from
+    minibatch: list[int] = field(default_factory=list)  # example indices
+    text: str | None = None
+
+
 class Recorder:
     """GEPA's callback and stopper for one job (module docstring)."""
 
@@ -144,8 +167,9 @@ class Recorder:
         self.adapter, self.examples, self.reflection = adapter, examples, reflection
         self.cancelled = cancelled
         self.failure: Exception | None = None
-        self.iteration = self.metric_calls = self.found = 0
+        self.iteration = self.metric_calls = self.found = self.proposals = 0
         self.best: float | None = None
+        self.proposal: Proposal | None = None
         self.writer = ProgressWriter(model=PromptOptimisation, pk=job.pk)
 
     # gepa's StopperProtocol: asked before each iteration.
@@ -167,6 +191,46 @@ class Recorder:
         self.found += 1
         score = event["average_score"]
         self.best = score if self.best is None else max(self.best, score)
+        self._progress(force=True)
+
+    @_kept
+    def on_candidate_selected(self, event) -> None:
+        if self.proposal is not None and self.proposal.iteration == event["iteration"]:
+            raise RuntimeError(
+                f"GEPA chose a second parent in iteration {event['iteration']}: the job "
+                "records one proposal an iteration (GEPA's default sampling strategy)")
+        self.proposal = Proposal(event["iteration"], event["candidate_idx"])
+
+    @_kept
+    def on_minibatch_sampled(self, event) -> None:
+        self.proposal.minibatch = list(event["minibatch_ids"])
+
+    @_kept
+    def on_proposal_end(self, event) -> None:
+        self.proposal.text = event["new_instructions"][COMPONENT]
+
+    @_kept
+    def on_candidate_accepted(self, event) -> None:
+        """Stored already, by on_valset_evaluated."""
+        self.proposal = None
+        self.proposals += 1
+
+    @_kept
+    def on_candidate_rejected(self, event) -> None:
+        """No better than its parent on the minibatch: GEPA drops it, the job keeps it."""
+        proposal, self.proposal = self.proposal, None
+        if proposal is None or proposal.text is None or proposal.iteration != event["iteration"]:
+            raise RuntimeError(f"GEPA rejected a proposal in iteration {event['iteration']} "
+                               f"that its earlier events did not describe ({proposal})")
+        examples = [self.examples[i] for i in proposal.minibatch]
+        results = self.adapter.results(proposal.text, examples)  # memoised: just scored
+        # GEPA compares sums over the minibatch; the page shows means.
+        services.proposal_rejected_store(
+            job_id=self.job_id, text=proposal.text, parent_index=proposal.parent,
+            iteration=proposal.iteration, metric_calls=self.metric_calls,
+            results=[r.record() for r in results], mean_score=event["new_score"] / len(examples),
+            parent_minibatch_score=event["old_score"] / len(examples))
+        self.proposals += 1
         self._progress(force=True)
 
     @_kept
@@ -197,7 +261,7 @@ class Recorder:
             "stage": "optimising", "iteration": self.iteration,
             "metric_calls": self.metric_calls, "max_metric_calls": self.max_metric_calls,
             "percent": min(100, int(100 * self.metric_calls / max(1, self.max_metric_calls))),
-            "candidates": self.found, "best_score": self.best,
+            "candidates": self.found, "proposals": self.proposals, "best_score": self.best,
             "reflections": self.reflection.calls})
 
 
