@@ -168,6 +168,8 @@ CELERY_TASK_ROUTES = {
     "training.tasks.policy_bootstrap_task": {"queue": "train"},
     # A system prompt optimisation samples the policy and renders like a run.
     "training.tasks.optimisation_task": {"queue": "train"},
+    # So does a reference calibration (the policy's rollouts, then the judge).
+    "training.tasks.calibration_task": {"queue": "train"},
     "training.tasks.*": {"queue": "short"},
     "pool.tasks.*": {"queue": "short"},
 }

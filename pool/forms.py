@@ -43,3 +43,16 @@ class FreezeForm(forms.Form):
     name = forms.CharField(max_length=120, widget=forms.TextInput(
         attrs={"placeholder": "e.g. pool-2026-11-30"}))
     note = forms.CharField(max_length=1000, required=False)
+
+
+class DeriveForm(forms.Form):
+    """A calibrated snapshot: the members of a calibration's band."""
+
+    calibration = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    low = forms.FloatField(min_value=0, max_value=1, label="Win rate from",
+                           widget=forms.NumberInput(attrs={"step": "0.05"}))
+    high = forms.FloatField(min_value=0, max_value=1, label="to",
+                            widget=forms.NumberInput(attrs={"step": "0.05"}))
+    name = forms.CharField(max_length=120, widget=forms.TextInput(
+        attrs={"placeholder": "e.g. pool-2026-12-03-calibrated"}))
+    note = forms.CharField(max_length=1000, required=False)

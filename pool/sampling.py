@@ -15,6 +15,9 @@
 3. No member is drawn twice in one call unless k exceeds the snapshot; then
    every member is drawn once before any is drawn again.
 
+`among` narrows the draw to some members (the references a re-calibrating
+run kept: pool.calibration); the rules above then apply to those.
+
 Seeded: the same snapshot, prompt, k, okay_share and seed give the same
 references in the same order (a string seed for random.Random is hashed with
 SHA-512: stable across processes and machines, unlike hash())."""
@@ -22,15 +25,16 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
 from .models import PoolMember, PoolSnapshot, Tier
-from .subjects import OTHER, subject_family, subject_of_prompt
+from .subjects import subject_closeness, subject_of_prompt
 
 
 def references_sample(snapshot: PoolSnapshot, *, prompt: str, k: int,
-                      okay_share: float = 0.0, seed: int | str = 0) -> list[PoolMember]:
+                      okay_share: float = 0.0, seed: int | str = 0,
+                      among: Collection[int] | None = None) -> list[PoolMember]:
     """`k` references from `snapshot` for `prompt` (module docstring)."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 0:
         raise ValueError(f"k must be a whole number of references, 0 or more; got {k!r}")
@@ -40,10 +44,13 @@ def references_sample(snapshot: PoolSnapshot, *, prompt: str, k: int,
         return []
     # Choose among (id, tier, subject) rows, then load only the chosen members:
     # a member's code can run to tens of kilobytes.
-    members = [_Choice(*row) for row in
-               snapshot.members.order_by("pk").values_list("pk", "tier", "subject")]
+    rows = snapshot.members.order_by("pk")
+    if among is not None:
+        rows = rows.filter(pk__in=list(among))
+    members = [_Choice(*row) for row in rows.values_list("pk", "tier", "subject")]
     if not members:
-        raise ValueError(f"snapshot {snapshot.name!r} has no members to draw from")
+        chosen = "" if among is None else " among the references kept"
+        raise ValueError(f"snapshot {snapshot.name!r} has no members{chosen} to draw from")
     rng = random.Random(f"pool-references:{snapshot.pk}:{seed}:{prompt}")
     subject = subject_of_prompt(prompt)
 
@@ -79,16 +86,6 @@ def _okay_count(k: int, okay_share: float, rng: random.Random) -> int:
 
 def _ranked(members: Sequence[_Choice], subject: str, rng: random.Random) -> list[_Choice]:
     """`members` shuffled, then stably ordered: same subject, same family, rest."""
-    family = subject_family(subject)
     shuffled = list(members)
     rng.shuffle(shuffled)
-
-    def closeness(member: _Choice) -> int:
-        theirs = member.subject or OTHER
-        if theirs == subject and subject != OTHER:
-            return 0
-        if subject != OTHER and subject_family(theirs) == family:
-            return 1
-        return 2
-
-    return sorted(shuffled, key=closeness)
+    return sorted(shuffled, key=lambda member: subject_closeness(subject, member.subject))

@@ -1,6 +1,6 @@
 """Reads for the curation page and the snapshot pages: the pool by subject,
 counts per subject and tier, the balance across subjects, thin subjects,
-near-duplicate pairs, pins and snapshots. Reads only: a fingerprint missing
+near-duplicate pairs, pins, snapshots and their calibrations. Reads only: a fingerprint missing
 from the store is computed here and left for the caller to have stored
 (pool.services.render_fingerprints_queue)."""
 from __future__ import annotations
@@ -17,7 +17,17 @@ from rating.selectors import renders_gradable
 from rating.sources import grade_sources, grades_simulated
 from sketches.models import Render, Sketch
 
-from .models import PoolMember, PoolPin, PoolRule, PoolSnapshot, RenderFingerprint, Tier
+from .calibration import BAND
+from .models import (
+    Calibration,
+    MemberWinRate,
+    PoolMember,
+    PoolPin,
+    PoolRule,
+    PoolSnapshot,
+    RenderFingerprint,
+    Tier,
+)
 from .phash import FINGERPRINT_VERSION, Fingerprint, fingerprint_render, near_duplicate_pairs
 from .rules import PoolEntry, pool_entries, pool_rule_current, render_strength
 from .subjects import OTHER, subject_of_sketch, subjects_known
@@ -231,3 +241,46 @@ def png_in_snapshot(png: str) -> bool:
     path it was frozen with (settings.PAINTRL_PNG_IN_USE asks this before a
     re-render deletes a render's old picture)."""
     return PoolMember.objects.filter(png=png).exists()
+
+
+# --- Calibrations ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class CalibrationView:
+    """One calibration of a snapshot as its page shows it: each member's win
+    rate, and how many fall below, in and above the band."""
+
+    calibration: Calibration
+    rates: dict[int, MemberWinRate]  # by member id
+    band: tuple[float, float]
+    below: int
+    inside: int
+    above: int
+    unanswered: int
+
+
+def snapshot_calibrations(snapshot: PoolSnapshot, limit: int = 20) -> list[Calibration]:
+    """The snapshot's calibrations, newest first: standalone jobs and runs' re-calibrations."""
+    return list(snapshot.calibrations.select_related("created_by").order_by("-created", "-pk")
+                [:limit])
+
+
+def calibration_view(snapshot: PoolSnapshot, *, calibration_id: int | None = None,
+                     band: tuple[float, float] = BAND) -> CalibrationView | None:
+    """The calibration `calibration_id` of `snapshot`, or its newest finished
+    one; None when it has none finished."""
+    done = snapshot.calibrations.filter(status=Calibration.Status.DONE)
+    if calibration_id is not None:
+        done = done.filter(pk=calibration_id)
+    calibration = done.order_by("-created", "-pk").first()
+    if calibration is None:
+        return None
+    rates = {r.member_id: r for r in calibration.win_rates.all()}
+    low, high = band
+    values = [r.win_rate for r in rates.values()]
+    return CalibrationView(
+        calibration=calibration, rates=rates, band=band,
+        below=sum(v is not None and v < low for v in values),
+        inside=sum(v is not None and low <= v <= high for v in values),
+        above=sum(v is not None and v > high for v in values),
+        unanswered=sum(v is None for v in values))

@@ -1,5 +1,6 @@
-"""Writes for the pool: pins, rule versions, snapshots, dropping the weaker
-of two near-duplicates, and storing the renders' fingerprints. Views, the
+"""Writes for the pool: pins, rule versions, snapshots (frozen from the
+pool, or derived from a calibrated one), a calibration's results, dropping
+the weaker of two near-duplicates, and storing the renders' fingerprints. Views, the
 admin, commands and tasks call these."""
 from __future__ import annotations
 
@@ -12,12 +13,23 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from kombu.exceptions import OperationalError
 
+from jobs.services import Cancel, job_cancel
 from rating.models import Grade
 from rating.selectors import renders_gradable
 from rating.sources import grade_sources, grades_simulated
 from sketches.models import Render
 
-from .models import PoolMember, PoolPin, PoolRule, PoolSnapshot, RenderFingerprint, Tier
+from .calibration import WinRate, band_problems
+from .models import (
+    Calibration,
+    MemberWinRate,
+    PoolMember,
+    PoolPin,
+    PoolRule,
+    PoolSnapshot,
+    RenderFingerprint,
+    Tier,
+)
 from .phash import FINGERPRINT_VERSION, Fingerprint
 from .rules import pool_entries, pool_rule_current, render_strength
 from .selectors import render_fingerprints
@@ -88,6 +100,64 @@ def snapshot_freeze(*, name: str, note: str = "", user=None) -> PoolSnapshot:
     member's tier, subject, prompt, code, seed and PNG path are copied, so later
     grades, pins, rule changes or edits leave the snapshot as it was. The rule
     is copied too, with whose grades were counted ("human" or "simulated")."""
+    name = _snapshot_name(name)
+    rule = pool_rule_default_save()
+    entries = pool_entries(rule)
+    if not entries:
+        raise PoolError("the pool is empty: there is nothing to freeze")
+    codes = dict(Render.objects.filter(pk__in=[e.render.pk for e in entries])
+                 .values_list("pk", "sketch__code"))
+    counts = Counter((e.tier, e.subject) for e in entries)
+    snapshot = _snapshot_create(
+        name=name, note=note.strip(), created_by=user,
+        rule={"id": rule.pk, **rule.as_dict(),
+              "grades": "simulated" if grades_simulated() else "human"},
+        counts=_counts_summary(counts))
+    PoolMember.objects.bulk_create([
+        PoolMember(snapshot=snapshot, render=e.render, tier=e.tier, subject=e.subject,
+                   prompt=e.render.sketch.prompt, code=codes[e.render.pk], seed=e.render.seed,
+                   png=e.render.png.name, pinned=e.pinned)
+        for e in entries])
+    return snapshot
+
+
+@transaction.atomic
+def snapshot_derive(*, calibration: Calibration, low: float, high: float, name: str,
+                    note: str = "", user=None) -> PoolSnapshot:
+    """Freeze a new snapshot of the calibrated snapshot's members whose win
+    rate in `calibration` is in [low, high] (pool.calibration), recorded as
+    derived from it: its rule, and each kept member's tier, subject, prompt,
+    code, seed and PNG, are copied as they were frozen."""
+    if calibration.status != Calibration.Status.DONE:
+        raise PoolError(f"calibration {calibration.pk} is {calibration.status}: only a "
+                        "finished one says which references to keep")
+    if problems := band_problems(low, high):
+        raise PoolError(problems[0])
+    name = _snapshot_name(name)
+    parent = calibration.snapshot
+    rates = dict(calibration.win_rates.values_list("member_id", "win_rate"))
+    kept = [m for m, rate in rates.items() if rate is not None and low <= rate <= high]
+    if not kept:
+        raise PoolError(f"no member of {parent.name!r} has a win rate from {low:g} to {high:g} "
+                        f"in calibration {calibration.pk}: widen the band")
+    members = list(parent.members.filter(pk__in=kept).order_by("pk"))
+    snapshot = _snapshot_create(
+        name=name, note=note.strip(), created_by=user, rule=parent.rule,
+        counts=_counts_summary(Counter((m.tier, m.subject) for m in members)),
+        derived_from=parent,
+        derivation={"calibration": calibration.pk, "band": [low, high],
+                    "policy": calibration.config.get("policy", {}),
+                    "judge": calibration.config.get("judge", {}),
+                    "kept": len(members), "of": len(rates)})
+    PoolMember.objects.bulk_create([
+        PoolMember(snapshot=snapshot, render_id=m.render_id, tier=m.tier, subject=m.subject,
+                   prompt=m.prompt, code=m.code, seed=m.seed, png=m.png, pinned=m.pinned)
+        for m in members])
+    return snapshot
+
+
+def _snapshot_name(name: str) -> str:
+    """A new snapshot's name, whitespace tidied; refused when blank, too long or taken."""
     name = " ".join((name or "").split())
     if not name:
         raise PoolError("a snapshot needs a name")
@@ -97,28 +167,26 @@ def snapshot_freeze(*, name: str, note: str = "", user=None) -> PoolSnapshot:
     if PoolSnapshot.objects.filter(name=name).exists():
         raise PoolError(f"a snapshot named {name!r} exists already: snapshots never change, "
                         "so choose a new name")
-    rule = pool_rule_default_save()
-    entries = pool_entries(rule)
-    if not entries:
-        raise PoolError("the pool is empty: there is nothing to freeze")
-    codes = dict(Render.objects.filter(pk__in=[e.render.pk for e in entries])
-                 .values_list("pk", "sketch__code"))
-    counts = Counter((e.tier, e.subject) for e in entries)
+    return name
+
+
+def _snapshot_create(**fields) -> PoolSnapshot:
     try:
         with transaction.atomic():
-            snapshot = PoolSnapshot.objects.create(
-                name=name, note=note.strip(), created_by=user,
-                rule={"id": rule.pk, **rule.as_dict(),
-                      "grades": "simulated" if grades_simulated() else "human"},
-                counts=_counts_summary(counts))
+            return PoolSnapshot.objects.create(**fields)
     except IntegrityError as exc:  # the same name frozen at the same moment
-        raise PoolError(f"a snapshot named {name!r} exists already") from exc
-    PoolMember.objects.bulk_create([
-        PoolMember(snapshot=snapshot, render=e.render, tier=e.tier, subject=e.subject,
-                   prompt=e.render.sketch.prompt, code=codes[e.render.pk], seed=e.render.seed,
-                   png=e.render.png.name, pinned=e.pinned)
-        for e in entries])
-    return snapshot
+        raise PoolError(f"a snapshot named {fields['name']!r} exists already") from exc
+
+
+def calibration_results_store(*, calibration_id: int, rates: Sequence[WinRate]) -> None:
+    """A calibration's per-member results (pool.calibration.win_rates_sum),
+    replacing any stored before (a redelivered job measures again)."""
+    with transaction.atomic():
+        MemberWinRate.objects.filter(calibration_id=calibration_id).delete()
+        MemberWinRate.objects.bulk_create([
+            MemberWinRate(calibration_id=calibration_id, member_id=r.member_id, asked=r.asked,
+                          answered=r.answered, wins=r.wins, win_rate=r.win_rate)
+            for r in rates])
 
 
 def _counts_summary(counts: Counter) -> dict:
@@ -190,3 +258,10 @@ def render_fingerprints_queue(*, render_ids: Sequence[int]) -> None:
             logger.warning("fingerprints of %d renders not queued: %s", len(ids), exc)
 
     transaction.on_commit(send)
+
+
+def calibration_cancel(*, calibration: Calibration) -> Cancel:
+    """Stop a calibration (jobs.services.job_cancel): a queued one at once, a
+    running one between two prompts or two batches of comparisons."""
+    return job_cancel(job=calibration, stopping="will stop at its next prompt or batch of "
+                                                "comparisons")

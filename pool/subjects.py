@@ -88,6 +88,19 @@ def subject_family(subject: str) -> str:
     return chosen.family if chosen is not None else subject
 
 
+def subject_closeness(wanted: str, theirs: str) -> int:
+    """How near `theirs` is to the `wanted` subject: 0 the same, 1 the same
+    family, 2 neither (OTHER, or a blank subject, is near nothing). The order
+    in which pool references are drawn for a prompt (pool.sampling) and a
+    member meets rollouts in a calibration (pool.calibration)."""
+    theirs = theirs or OTHER
+    if wanted == OTHER:
+        return 2
+    if theirs == wanted:
+        return 0
+    return 1 if subject_family(theirs) == subject_family(wanted) else 2
+
+
 def subjects_known() -> tuple[str, ...]:
     """Every subject this module can name, painter subjects first."""
     return (*SUBJECTS, *COMMON_KEYWORDS, OTHER)

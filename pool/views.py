@@ -2,7 +2,8 @@
 
 Who may do what: curators and staff may look (the pool, its balance, the
 near-duplicates, the snapshots, and download an export); only staff change it
-(pins, the rule, dropping a duplicate, freezing a snapshot): anyone else's
+(pins, the rule, dropping a duplicate, freezing a snapshot, deriving a
+calibrated one, cancelling a calibration): anyone else's
 POST gets 403. Curators see each render's tier but not its grade counts: the
 tier is the pool's decision, the counts are other curators' verdicts (see
 sketches.access for why those stay with staff)."""
@@ -20,9 +21,10 @@ from sketches.access import curator_required, staff_required
 from sketches.models import Render
 
 from . import selectors, services
+from .calibration import BAND
 from .export import snapshot_export_zip, snapshot_folder_name
-from .forms import DuplicateForm, FreezeForm, PinForm, RenderForm, RuleForm
-from .models import PoolMember, PoolSnapshot
+from .forms import DeriveForm, DuplicateForm, FreezeForm, PinForm, RenderForm, RuleForm
+from .models import Calibration, PoolMember, PoolSnapshot
 from .rules import pool_rule_current
 
 # The export zip stays in memory up to this size, then spills to a temporary file.
@@ -166,11 +168,60 @@ def _form_errors(form) -> str:
 @require_GET
 @curator_required
 def snapshot_detail(request, pk: int):
-    snapshot = get_object_or_404(PoolSnapshot.objects.select_related("created_by"), pk=pk)
-    return render(request, "pool/snapshot.html", {
-        "snapshot": snapshot,
-        "by_subject": selectors.snapshot_members_by_subject(snapshot),
-    })
+    snapshot = get_object_or_404(PoolSnapshot.objects.select_related("created_by",
+                                                                      "derived_from"), pk=pk)
+    return _snapshot_page(request, snapshot)
+
+
+def _snapshot_page(request, snapshot: PoolSnapshot, *, form: DeriveForm | None = None,
+                   status: int = 200):
+    chosen = request.GET.get("calibration")
+    view = selectors.calibration_view(
+        snapshot, calibration_id=int(chosen) if chosen and chosen.isdigit() else None)
+    calibrations = selectors.snapshot_calibrations(snapshot)
+    context = {"snapshot": snapshot, "calibrations": calibrations, "calibrated": view,
+               "live": any(not c.is_finished for c in calibrations),
+               "derive_form": form or DeriveForm(initial={
+                   "low": BAND[0], "high": BAND[1],
+                   "calibration": view.calibration.pk if view else None})}
+    if request.htmx:
+        return render(request, "pool/snapshot.html#calibrations", context, status=status)
+    rates = view.rates if view else {}
+    context["by_subject"] = [(subject, [(m, rates.get(m.pk)) for m in members])
+                             for subject, members
+                             in selectors.snapshot_members_by_subject(snapshot)]
+    return render(request, "pool/snapshot.html", context, status=status)
+
+
+@require_POST
+@staff_required(reason="Only staff can freeze a pool snapshot.")
+def snapshot_derive(request, pk: int):
+    snapshot = get_object_or_404(PoolSnapshot, pk=pk)
+    form = DeriveForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _form_errors(form))
+        return _snapshot_page(request, snapshot, form=form, status=400)
+    data = form.cleaned_data
+    calibration = get_object_or_404(Calibration, pk=data["calibration"], snapshot=snapshot)
+    try:
+        derived = services.snapshot_derive(calibration=calibration, low=data["low"],
+                                           high=data["high"], name=data["name"],
+                                           note=data["note"], user=request.user)
+    except services.PoolError as exc:
+        messages.error(request, str(exc))
+        return _snapshot_page(request, snapshot, form=form, status=400)
+    messages.success(request, f"Snapshot {derived.name!r} frozen with the "
+                              f"{derived.counts.get('total', 0)} members of {snapshot.name!r} "
+                              f"whose win rate is from {data['low']:g} to {data['high']:g}.")
+    return redirect("pool:snapshot", pk=derived.pk)
+
+
+@require_POST
+@staff_required(reason="Only staff can cancel a calibration.")
+def calibration_cancel(request, pk: int):
+    calibration = get_object_or_404(Calibration, pk=pk)
+    messages.info(request, services.calibration_cancel(calibration=calibration).message)
+    return redirect("pool:snapshot", pk=calibration.snapshot_id)
 
 
 @require_GET

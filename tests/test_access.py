@@ -40,7 +40,7 @@ from django.urls import URLResolver, get_resolver, resolve, reverse
 from django.utils import timezone
 
 from paintrl_site.celery import app as celery_app
-from pool.models import PoolMember, PoolPin, PoolRule, PoolSnapshot, RewardModel
+from pool.models import Calibration, PoolMember, PoolPin, PoolRule, PoolSnapshot, RewardModel
 from rating.models import Claim, Comparison, Grade, GradeChange, GradingSettings, Skip
 from rating.services import grade_record
 from sketches.importing.sources import member_name
@@ -85,7 +85,8 @@ PK_MODELS = {
     "sketches:render_detail": Render, "sketches:render_png": Render, "sketches:edit": Sketch,
     "sketches:import_job": ImportJob, "rating:render_code": Render,
     "pool:snapshot": PoolSnapshot, "pool:snapshot_export": PoolSnapshot,
-    "pool:member_png": PoolMember,
+    "pool:member_png": PoolMember, "pool:snapshot_derive": PoolSnapshot,
+    "pool:calibration_cancel": Calibration,
     "training:replay": Replay, "training:replay_cancel": Replay,
     "training:judge_agreement": Judge,
     "training:run": TrainingRun, "training:run_cancel": TrainingRun,
@@ -256,6 +257,7 @@ def world(settings, tmp_path) -> World:
     job = ImportJob(original_filename="batch.zip", uploaded_by=staff)
     job.archive.save("batch.zip", ContentFile(b"PK\x05\x06" + b"\0" * 18), save=True)
     RewardModel.objects.create(version=1, status=RewardModel.Status.DONE)
+    Calibration.objects.create(snapshot=lab.snapshot, status=Calibration.Status.DONE)
     return World(curator, other, visitor, staff)
 
 

@@ -54,3 +54,13 @@ def policy_bootstrap_task(out: str, options: dict) -> str:
     run_yielding(lambda: call_command("bootstrap_policy", out=out, if_missing=True, **options),
                  niceness=settings.PAINTRL_POLICY_BUILD_NICENESS)
     return out
+
+
+@shared_task
+def calibration_task(calibration_id: int) -> str:
+    """Measure a snapshot's members against a policy's rollouts
+    (training.calibration.worker): minutes, on the train worker, which holds
+    the policy; a redelivered task for a finished job does nothing."""
+    from training.calibration.worker import calibration_execute
+
+    return calibration_execute(calibration_id=calibration_id).status

@@ -1,5 +1,6 @@
 from django.urls import include, path
 
+from .calibration import views as calibration
 from .lab import views as lab
 
 app_name = "training"
@@ -8,5 +9,6 @@ urlpatterns = [
     path("lab/replays/<int:pk>/", lab.replay_detail, name="replay"),
     path("lab/replays/<int:pk>/cancel/", lab.replay_stop, name="replay_cancel"),
     path("lab/judges/<int:pk>/agreement/", lab.judge_agreement, name="judge_agreement"),
+    path("calibrate/", calibration.calibrate, name="calibrate"),
     path("runs/", include("training.runs.urls")),
 ]

@@ -31,17 +31,14 @@ from gepa import EvaluationBatch
 
 from ..reward_signals import SignalContext, rollout_from_outcome, signals_compute
 from ..rubrics import SignalSpec, rubric_total
-from ..runs.probe.samples import Sampling, samples_generate
-from ..runs.rewards import SEED_RANGE, outcome_counts, unknown_method_called
+from ..runs.probe.samples import Sampling, prompt_seed, samples_generate
+from ..runs.rewards import outcome_counts, unknown_method_called
 
 # The candidate's one component: GEPA names the texts it evolves.
 COMPONENT = "system_prompt"
 # The sample shown to the reflection model is cut to this many characters:
 # enough for the opening of a sketch, where a wrong call usually shows.
 EXAMPLE_CHARS = 2000
-# Prompt seeds: the job's seed plus the prompt's index times this, so each
-# prompt has its own seed and a job's seeds never overlap another prompt's.
-SEEDS_PER_PROMPT = 1000
 
 
 class OptimisationStopped(Exception):
@@ -105,10 +102,6 @@ class PromptResult:
                 f"{name} {'-' if value is None else f'{value:.2f}'}"
                 for name, value in self.signals.items()) + ".")
         return "\n".join(lines)
-
-
-def prompt_seed(job_seed: int, index: int) -> int:
-    return (job_seed + index * SEEDS_PER_PROMPT) % SEED_RANGE
 
 
 class SystemPromptAdapter:

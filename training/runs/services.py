@@ -104,7 +104,7 @@ def choice_problems(run, *, how_to_drop: str) -> list[str]:
     problems = []
     path = policy_path(run.base_model)
     if not policy_exists(path):
-        problems.append(_policy_missing(path))
+        problems.append(policy_missing(path))
     try:
         specs = signal_specs(run.rubric.signals)
     except RubricError as error:
@@ -142,7 +142,7 @@ def _reward_problems(run, specs, *, how_to_drop: str) -> list[str]:
     return []
 
 
-def _policy_missing(path) -> str:
+def policy_missing(path) -> str:
     """Why there is no policy at `path` (still building, or never built), and the way out."""
     build = build_status(path)
     if build is not None and build.state == BUILDING:

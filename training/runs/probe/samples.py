@@ -26,7 +26,7 @@ from ...judges import Picture
 from ...judges.local import LocalRewardModelJudge
 from ...models import Probe, ProbeSample
 from ..config import GRPOConfig
-from ..rewards import completion_store
+from ..rewards import SEED_RANGE, completion_store
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,17 @@ class Sampling:
     temperature: float
     max_tokens: int
     chat_template_kwargs: dict
+
+
+# Per-prompt seeds for a job that samples a prompt set (the prompt
+# optimiser's candidates, a calibration's rollouts): the job's seed plus the
+# prompt's index times this, so each prompt has its own seed and no two
+# prompts of a job share one.
+SEEDS_PER_PROMPT = 1000
+
+
+def prompt_seed(job_seed: int, index: int) -> int:
+    return (job_seed + index * SEEDS_PER_PROMPT) % SEED_RANGE
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,268 @@
+"""Reference calibration (pool.calibration, training.calibration): who meets
+whom, how answers become win rates, which members a band keeps, a
+calibrated snapshot derived from them, the launch's refusals, the job on a
+real train worker, and the snapshot page. The judge is the local reward
+model (tests/lab_data.py's world); pictures are real PNGs."""
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from pool.calibration import (
+    CalibrationError,
+    WinRate,
+    band_problems,
+    pairings,
+    references_kept,
+    win_rates_sum,
+)
+from pool.models import Calibration, MemberWinRate, PoolMember, PoolSnapshot
+from pool.sampling import references_sample
+from pool.services import PoolError, calibration_results_store, snapshot_derive
+from tests.lab_data import lab_world
+from tests.policy_data import test_policy  # noqa: F401  (the session fixture)
+from tests.workers import run_worker, wait_for
+from training.calibration.measure import RolloutPicture, win_rates_measure
+from training.calibration.services import CalibrationLaunchError, calibration_launch
+from training.judges import Picture
+from training.judges.local import LocalRewardModelJudge
+from training.models import Judge, PromptSet
+
+Status = Calibration.Status
+
+
+class TestPairings:
+    def test_a_member_meets_its_own_subject_first_then_its_family(self):
+        subjects = ["house", "tulip", "rose", "boat", "rose", "rose"]
+        pairs = pairings([(7, "rose")], subjects, per_member=4, seed=0)
+        met = [i for _, i in pairs]
+        assert sorted(met[:3]) == [2, 4, 5]  # the roses
+        assert met[3] == 1  # then the tulip, a flower too
+        assert len(pairs) == 4
+
+    def test_seeded_and_capped_at_the_rollouts_there_are(self):
+        subjects = ["house"] * 5
+        first = pairings([(1, "boat"), (2, "boat")], subjects, per_member=8, seed="a")
+        assert first == pairings([(1, "boat"), (2, "boat")], subjects, per_member=8, seed="a")
+        assert len(first) == 10  # 5 rollouts each, not 8
+        orders = {tuple(i for m, i in pairings([(1, "boat")], subjects, per_member=5, seed=s))
+                  for s in range(6)}
+        assert len(orders) > 1
+
+    def test_no_comparison_is_refused(self):
+        with pytest.raises(CalibrationError, match="at least one comparison"):
+            pairings([(1, "boat")], ["boat"], per_member=0, seed=0)
+
+
+class TestWinRates:
+    def test_an_unanswered_comparison_is_left_out_not_lost(self):
+        pairs = [(1, 0), (1, 1), (1, 2), (2, 0), (3, 0)]
+        rates = {r.member_id: r for r in win_rates_sum([1, 2, 3], pairs,
+                                                        [1.0, None, 0.5, 0.25, None])}
+        assert (rates[1].asked, rates[1].answered, rates[1].win_rate) == (3, 2, 0.75)
+        assert rates[2].win_rate == 0.25
+        assert rates[3].answered == 0 and rates[3].win_rate is None
+
+    def test_the_band_keeps_its_members_and_tops_up_with_the_nearest(self):
+        rates = {1: 0.1, 2: 0.3, 3: 0.5, 4: 0.8, 5: 0.95, 6: None}
+        assert references_kept(rates, low=0.25, high=0.75) == [2, 3]
+        # Four wanted: the two nearest outside the band join (0.8, then 0.1).
+        assert references_kept(rates, low=0.25, high=0.75, least=4) == [1, 2, 3, 4]
+        # A member with no answer is never kept, even to top up.
+        assert 6 not in references_kept(rates, low=0.25, high=0.75, least=6)
+
+    @pytest.mark.parametrize("low, high, said", [(0.8, 0.2, "below its high end"),
+                                                 (0.5, 0.5, "below its high end"),
+                                                 (-0.1, 0.5, "from 0 to 1")])
+    def test_a_band_that_is_not_one_is_named(self, low, high, said):
+        assert said in band_problems(low, high)[0]
+        with pytest.raises(CalibrationError, match=said):
+            references_kept({1: 0.5}, low=low, high=high)
+
+
+@pytest.fixture
+def world(settings, tmp_path):
+    return lab_world(settings, tmp_path)
+
+
+def rollouts_of(renders) -> list[RolloutPicture]:
+    return [RolloutPicture(Picture.stored(r.png.name), r.sketch.prompt) for r in renders]
+
+
+@pytest.mark.django_db
+class TestMeasure:
+    def test_a_win_rate_is_the_judges_mean_answer_over_the_rollouts_met(self, world):
+        judge = LocalRewardModelJudge()
+        members = list(world.snapshot.members.order_by("pk"))
+        rollouts = rollouts_of(world.renders[:12])
+        rates = win_rates_measure(members=members, rollouts=rollouts, judge=judge,
+                                  per_member=5, seed=3)
+        pairs = pairings([(m.pk, m.subject) for m in members],
+                         [r.prompt for r in rollouts], per_member=5, seed=3)
+        for member, rate in zip(members, rates, strict=True):
+            met = [i for m, i in pairs if m == member.pk]
+            answers = judge.compare([(rollouts[i].picture, Picture.stored(member.png))
+                                     for i in met], [""] * len(met))
+            assert rate.member_id == member.pk and rate.asked == rate.answered == 5
+            assert rate.win_rate == pytest.approx(sum(answers) / len(answers))
+
+    def test_loved_rollouts_beat_the_references_more_often_than_rejected_looking_ones(
+            self, world):
+        """The toy world's reward model prefers red (love) to blue (nope): a
+        policy of red rollouts beats the references more often than a policy
+        of blue ones."""
+        judge = LocalRewardModelJudge()
+        members = list(world.snapshot.members.order_by("pk"))
+        by_grade = {g: [r for r in world.renders if r.grades.filter(value=g).exists()][:6]
+                    for g in ("love", "nope")}
+        mean = {}
+        for grade, renders in by_grade.items():
+            rates = win_rates_measure(members=members, rollouts=rollouts_of(renders),
+                                      judge=judge, per_member=6, seed=0)
+            mean[grade] = sum(r.win_rate for r in rates) / len(rates)
+        assert mean["love"] > mean["nope"]
+
+
+def finished_calibration(snapshot: PoolSnapshot, rates: dict[int, float | None]
+                         ) -> Calibration:
+    calibration = Calibration.objects.create(
+        snapshot=snapshot, status=Status.DONE,
+        config={"policy": {"label": "the built-in policy"}, "judge": {"name": "local"}})
+    calibration_results_store(calibration_id=calibration.pk, rates=[
+        WinRate(member_id=m, asked=4, answered=0 if r is None else 4,
+                wins=0.0 if r is None else 4 * r) for m, r in rates.items()])
+    return calibration
+
+
+@pytest.mark.django_db
+class TestDerivedSnapshot:
+    def test_it_keeps_the_members_in_the_band_and_says_where_they_came_from(self, world):
+        members = list(world.snapshot.members.order_by("pk"))
+        rates = dict(zip([m.pk for m in members], [0.1, 0.3, 0.5, 0.75, 0.9, None],
+                         strict=True))
+        calibration = finished_calibration(world.snapshot, rates)
+        derived = snapshot_derive(calibration=calibration, low=0.25, high=0.75,
+                                  name="  calibrated   pool ", note="for run 9")
+        assert derived.name == "calibrated pool" and derived.derived_from == world.snapshot
+        kept = list(derived.members.order_by("pk"))
+        assert [m.render_id for m in kept] == [m.render_id for m in members[1:4]]
+        for new, old in zip(kept, members[1:4], strict=True):
+            assert (new.tier, new.subject, new.prompt, new.code, new.seed, new.png) == \
+                (old.tier, old.subject, old.prompt, old.code, old.seed, old.png)
+        assert derived.derivation == {"calibration": calibration.pk, "band": [0.25, 0.75],
+                                      "policy": {"label": "the built-in policy"},
+                                      "judge": {"name": "local"}, "kept": 3, "of": 6}
+        assert derived.counts["total"] == 3 and derived.rule == world.snapshot.rule
+        # The parent is untouched.
+        assert world.snapshot.members.count() == 6
+
+    def test_an_empty_band_an_unfinished_job_and_a_taken_name_are_refused(self, world):
+        members = list(world.snapshot.members.values_list("pk", flat=True))
+        calibration = finished_calibration(world.snapshot, dict.fromkeys(members, 0.95))
+        with pytest.raises(PoolError, match="widen the band"):
+            snapshot_derive(calibration=calibration, low=0.25, high=0.75, name="empty")
+        with pytest.raises(PoolError, match="below its high end"):
+            snapshot_derive(calibration=calibration, low=0.9, high=0.2, name="upside down")
+        with pytest.raises(PoolError, match="exists already"):
+            snapshot_derive(calibration=calibration, low=0.9, high=1.0, name="lab pool")
+        running = Calibration.objects.create(snapshot=world.snapshot, status=Status.RUNNING)
+        with pytest.raises(PoolError, match="only a finished one"):
+            snapshot_derive(calibration=running, low=0.0, high=1.0, name="too soon")
+        assert PoolSnapshot.objects.count() == 1
+
+    def test_a_re_calibrated_draw_comes_only_from_the_members_kept(self, world):
+        members = list(world.snapshot.members.values_list("pk", flat=True))
+        kept = members[:2]
+        for seed in range(5):
+            drawn = references_sample(world.snapshot, prompt="a toy painting", k=2,
+                                      seed=seed, among=kept)
+            assert {m.pk for m in drawn} == set(kept)
+        with pytest.raises(ValueError, match="among the references kept"):
+            references_sample(world.snapshot, prompt="x", k=1, among=[])
+
+
+@pytest.mark.django_db
+class TestSnapshotPage:
+    def test_it_shows_each_members_win_rate_and_staff_derive_from_it(self, world, client):
+        members = list(world.snapshot.members.order_by("pk"))
+        rates = dict(zip([m.pk for m in members], [0.1, 0.3, 0.5, 0.6, 0.9, None],
+                         strict=True))
+        calibration = finished_calibration(world.snapshot, rates)
+        staff = User.objects.create_user("boss", password="pw", is_staff=True)
+        client.force_login(staff)
+        page = client.get(reverse("pool:snapshot", args=[world.snapshot.pk]))
+        text = page.content.decode()
+        assert page.status_code == 200
+        assert "beaten 0.30" in text and "beaten 0.90" in text and "no answer" in text
+        assert "<strong>3</strong> members in the band 0.25-0.75" in text
+        assert "1 below" in text and "1 above" in text
+        posted = client.post(reverse("pool:snapshot_derive", args=[world.snapshot.pk]),
+                             {"calibration": calibration.pk, "low": 0.25, "high": 0.75,
+                              "name": "kept", "note": ""})
+        derived = PoolSnapshot.objects.get(name="kept")
+        assert posted.status_code == 302 and derived.members.count() == 3
+        derived_page = client.get(reverse("pool:snapshot", args=[derived.pk])).content.decode()
+        assert "Derived from" in derived_page and "lab pool" in derived_page
+
+    def test_a_refused_derive_says_why_and_freezes_nothing(self, world, client):
+        members = list(world.snapshot.members.values_list("pk", flat=True))
+        calibration = finished_calibration(world.snapshot, dict.fromkeys(members, 0.05))
+        client.force_login(User.objects.create_user("boss", password="pw", is_staff=True))
+        refused = client.post(reverse("pool:snapshot_derive", args=[world.snapshot.pk]),
+                              {"calibration": calibration.pk, "low": 0.25, "high": 0.75,
+                               "name": "none"})
+        assert refused.status_code == 400 and "widen the band" in refused.content.decode()
+        assert not PoolSnapshot.objects.filter(name="none").exists()
+
+
+@pytest.mark.django_db
+class TestLaunch:
+    def test_every_reason_is_given_at_once(self, world, tmp_path):
+        empty = PoolSnapshot.objects.create(name="empty", rule={}, counts={})
+        gone = Judge.objects.create(name="removed backend", backend="gone")
+        with pytest.raises(CalibrationLaunchError) as refused:
+            calibration_launch(snapshot=empty, base_model=str(tmp_path / "nothing"),
+                               judge=gone, samples_per_prompt=0)
+        said = str(refused.value)
+        for expected in ("holds no references", "no policy at", "samples_per_prompt must be",
+                         "judge removed backend: judge backend 'gone' is not configured"):
+            assert expected in said
+        assert not Calibration.objects.exists()
+
+
+@pytest.fixture
+def worker(transactional_db, tmp_path, settings):
+    generator = run_worker("train", tmp_path, settings,
+                           env={"PAINTRL_RENDER_BROWSERS": "1", "PAINTRL_RENDER_DEADLINE_S": "8"})
+    yield next(generator)
+    next(generator, None)
+
+
+class TestJob:
+    def test_the_train_worker_samples_renders_and_measures_or_says_why_it_cannot(
+            self, worker, settings, tmp_path, test_policy):  # noqa: F811
+        world = lab_world(settings, tmp_path)
+        prompts = PromptSet.objects.create(name="calibrate", prompts=["a red barn", "a lake"])
+        calibration = calibration_launch(
+            snapshot=world.snapshot, base_model=str(test_policy), prompt_set=prompts,
+            samples_per_prompt=4, per_member=3, max_completion_length=48, seed=1)
+        assert calibration.config["policy"]["path"] == str(test_policy)
+        wait_for(lambda: Calibration.objects.get(pk=calibration.pk).is_finished, timeout=240)
+        calibration.refresh_from_db()
+        progress = calibration.progress
+        assert progress["rollouts"] == 8, (calibration.error, progress)
+        if progress.get("rendered", 0) == 0:
+            # The test policy writes sketch-shaped text the gate mostly
+            # rejects (tests/policy_data.py): then nothing is measured, and
+            # the job says so rather than store a win rate of 0.
+            assert calibration.status == Status.FAILED
+            assert "rendered" in calibration.error and "scores 0" in calibration.error
+            assert not MemberWinRate.objects.filter(calibration=calibration).exists()
+            return
+        assert calibration.status == Status.DONE, calibration.error
+        rates = list(calibration.win_rates.all())
+        assert {r.member_id for r in rates} == set(
+            PoolMember.objects.filter(snapshot=world.snapshot).values_list("pk", flat=True))
+        assert all(r.asked == min(3, progress["rendered"]) for r in rates)
+        assert all(r.win_rate is not None and 0 <= r.win_rate <= 1 for r in rates)

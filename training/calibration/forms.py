@@ -1,0 +1,44 @@
+"""The calibration launch page's form: it parses and checks input;
+calibration.services launches."""
+from __future__ import annotations
+
+from django import forms
+
+from pool.calibration import PER_MEMBER
+from pool.models import PoolSnapshot
+
+from ..models import Judge, PromptSet, SystemPrompt, TrainingRun
+
+
+class CalibrationForm(forms.Form):
+    snapshot = forms.ModelChoiceField(queryset=PoolSnapshot.objects.order_by("-created"))
+    run = forms.ModelChoiceField(
+        queryset=TrainingRun.objects.filter(status=TrainingRun.Status.DONE).order_by("-pk"),
+        required=False, label="Policy: a finished run's trained policy",
+        help_text="Blank: the checkpoint folder below, or the built-in policy. A run also "
+                  "gives the defaults of the choices left blank: its judge, prompts, system "
+                  "prompt and sampling.")
+    base_model = forms.CharField(
+        max_length=500, required=False, label="or a local checkpoint folder",
+        help_text="Blank (and no run): the built-in policy.")
+    judge = forms.ModelChoiceField(
+        queryset=Judge.objects.order_by("name"), required=False,
+        help_text="Blank: the run's judge, or the local one.")
+    prompt_set = forms.ModelChoiceField(
+        queryset=PromptSet.objects.order_by("name"), required=False,
+        help_text="The prompts the policy writes rollouts for. Blank: the run's, or the preset.")
+    system_prompt = forms.ModelChoiceField(
+        queryset=SystemPrompt.objects.order_by("name", "-version"), required=False,
+        help_text="Blank: the run's, or the newest preset.")
+    samples_per_prompt = forms.IntegerField(min_value=1, max_value=64, initial=4)
+    per_member = forms.IntegerField(
+        min_value=1, max_value=256, initial=PER_MEMBER, label="Comparisons per member",
+        help_text="Rollouts each reference meets, its own subject's first. A hosted judge is "
+                  "asked members x this many times.")
+    seed = forms.IntegerField(initial=0)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("run") and (data.get("base_model") or "").strip():
+            raise forms.ValidationError("choose a run or a checkpoint folder, not both")
+        return data

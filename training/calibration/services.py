@@ -1,0 +1,130 @@
+"""Calibration jobs' launch: check the choices (a snapshot with members, a
+policy on disk, a judge that compares pictures), freeze them into the
+calibration's config (config.py) and queue it on the train worker, which
+samples the policy (worker.py). Cancelling is the pool's
+(pool.services.calibration_cancel): the job's row is the pool's.
+
+Nothing here loads torch."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.db import transaction
+from django.utils import timezone
+
+from pool.calibration import PER_MEMBER
+from pool.models import Calibration, PoolSnapshot
+
+from ..judges import JudgeUnavailable, judge_backend
+from ..judges.base import COMPARE_Q
+from ..models import Judge, PromptSet, SystemPrompt, TrainingRun
+from ..policy import policy_path
+from ..policy.build import policy_exists
+from ..presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
+from ..runs import conf
+from ..runs.checkpoints import FINAL
+from ..runs.services import judge_launched, package_versions, policy_missing
+from .config import CalibrationConfig, CalibrationConfigError
+
+# A calibration's completion length without a run to copy it from: a new
+# run's default (TrainingRun.max_completion_length).
+DEFAULT_MAX_TOKENS = 512
+
+
+class CalibrationLaunchError(ValueError):
+    """A calibration that cannot be launched as asked; the message says why."""
+
+
+def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None,
+                       base_model: str = "", judge: Judge | None = None,
+                       prompt_set: PromptSet | None = None,
+                       system_prompt: SystemPrompt | None = None, samples_per_prompt: int = 4,
+                       per_member: int = PER_MEMBER, max_completion_length: int | None = None,
+                       temperature: float | None = None, seed: int = 0,
+                       chat_template_kwargs: dict | None = None, user=None) -> Calibration:
+    """Check, freeze and queue a calibration of `snapshot` against a policy:
+    `run`'s trained policy, else the checkpoint folder `base_model`, else the
+    built-in one. A choice left None is the run's (its judge, prompts, system
+    prompt and sampling), else the preset's. Refused with every reason at once."""
+    policy = calibration_policy(run=run, base_model=base_model)
+    judge = judge or (run.judge if run else Judge.objects.filter(name=LOCAL_JUDGE).first())
+    prompt_set = prompt_set or (run.prompt_set if run else
+                                PromptSet.objects.filter(name=PROMPT_SET_NAME).first())
+    system_prompt = system_prompt or (run.system_prompt if run else SystemPrompt.objects.filter(
+        name=SYSTEM_PROMPT_NAME).order_by("-version").first())
+    missing = [f"choose a {what}" for what, row in (("judge", judge), ("prompt set", prompt_set),
+                                                      ("system prompt", system_prompt))
+               if row is None]
+    if missing:
+        raise CalibrationLaunchError("the calibration cannot be launched: " + "; ".join(missing))
+    if max_completion_length is None:
+        max_completion_length = run.max_completion_length if run else DEFAULT_MAX_TOKENS
+    if temperature is None:
+        temperature = run.temperature if run else 1.0
+    if chat_template_kwargs is None:
+        chat_template_kwargs = dict(run.chat_template_kwargs or {}) if run else {}
+    problems = []
+    try:
+        config = CalibrationConfig(
+            policy=policy, judge=judge_launched(judge), prompts=list(prompt_set.prompts or []),
+            system_prompt={"id": system_prompt.pk, "label": str(system_prompt),
+                           "text": system_prompt.text},
+            samples_per_prompt=samples_per_prompt, per_member=per_member,
+            max_completion_length=max_completion_length, temperature=temperature, seed=seed,
+            renders=conf.renders_default(), chat_template_kwargs=chat_template_kwargs)
+    except CalibrationConfigError as error:
+        config, problems = None, list(error.problems)
+    problems.extend(calibration_problems(snapshot=snapshot, judge=judge, policy=policy))
+    if problems:
+        raise CalibrationLaunchError("the calibration cannot be launched: " + "; ".join(problems))
+    with transaction.atomic():
+        calibration = Calibration.objects.create(
+            snapshot=snapshot, created_by=user,
+            config={**config.to_dict(), "prompt_set": {"id": prompt_set.pk,
+                                                        "name": prompt_set.name},
+                    "versions": package_versions(("transformers", "torch")),
+                    "launched": timezone.now().isoformat()},
+            progress={"stage": "queued"})
+        from ..tasks import calibration_task
+
+        transaction.on_commit(lambda: calibration_task.delay(calibration.pk))
+    return calibration
+
+
+def calibration_policy(*, run: TrainingRun | None = None, base_model: str = "") -> dict:
+    """The policy a calibration samples, as its config records it: a finished
+    run's trained policy (its final folder), else a local checkpoint folder,
+    else (blank) the built-in policy."""
+    if run is not None:
+        return {"label": f"run {run.pk} ({run.name}), trained", "run": run.pk,
+                "path": str(conf.run_dir(run.pk) / FINAL)}
+    path = policy_path(base_model)
+    return {"label": base_model or "the built-in policy", "run": None, "path": str(path)}
+
+
+def calibration_problems(*, snapshot: PoolSnapshot, judge: Judge, policy: dict) -> list[str]:
+    """What would stop the job: each said so the user can fix it."""
+    problems = []
+    if not snapshot.members.exists():
+        problems.append(f"snapshot {snapshot.name!r} holds no references to calibrate")
+    if not policy_exists(Path(policy["path"])):
+        if policy.get("run"):
+            problems.append(f"{policy['label']} has no trained policy at {policy['path']}: "
+                            "only a run that finished saves one")
+        else:
+            problems.append(policy_missing(policy["path"]))
+    problems.extend(judge_problems(judge))
+    return problems
+
+
+def judge_problems(judge: Judge) -> list[str]:
+    """Why `judge` cannot compare pictures ([] when it can; one answer may
+    still fail on the day, and is then left out of a member's rate)."""
+    try:
+        backend = judge_backend(judge)
+    except JudgeUnavailable as error:
+        return [f"judge {judge.name}: {error}"]
+    if COMPARE_Q not in backend.questions:
+        return [f"judge {judge.name} ({backend.label or backend.key}) does not compare "
+                "pictures: choose one that does"]
+    return []

@@ -1,0 +1,138 @@
+"""The body of a calibration's task on the train worker
+(tasks.calibration_task): claim the job, sample the policy on the prompt set
+(each prompt at its own seed, as the probe samples), render the samples
+(PAINTRL_RUN_RENDERS: the worker's browsers or the render fleet), compare
+each member of the snapshot with the rendered rollouts (measure.py), store
+the win rates and finish.
+
+A cancel is read between prompts and between batches of comparisons. A
+redelivered job (its worker died) measures again from the start: nothing it
+stores is kept until the end, where the results replace any stored before."""
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+from jobs.selectors import job_cancel_requested
+from jobs.services import ProgressWriter, job_claim, job_finish
+from pool.calibration import BAND
+from pool.models import Calibration
+from pool.services import calibration_results_store
+from sketches.rendering import OK
+
+from ..judges import Picture, judge_backend
+from ..models import Judge
+from .config import CalibrationConfig
+from .measure import CalibrationStopped, RolloutPicture, win_rates_measure
+from .services import judge_problems
+
+logger = logging.getLogger(__name__)
+Status = Calibration.Status
+
+
+class CalibrationFailed(RuntimeError):
+    """Nothing honest to measure (the message says why)."""
+
+
+def calibration_execute(*, calibration_id: int) -> Calibration:
+    """Run a queued calibration to its end: done, failed or cancelled."""
+    if not job_claim(model=Calibration, pk=calibration_id, progress={"stage": "loading"}):
+        return Calibration.objects.get(pk=calibration_id)  # finished or cancelled already
+    calibration = Calibration.objects.select_related("snapshot").get(pk=calibration_id)
+    try:
+        summary = _calibrate(calibration)
+    except CalibrationStopped:
+        _finish(calibration_id, Status.CANCELLED)
+    except Exception as exc:  # recorded on the job; the worker lives on
+        logger.exception("calibration %s failed", calibration_id)
+        _finish(calibration_id, Status.FAILED, error=f"{type(exc).__name__}: {exc}")
+    else:
+        _finish(calibration_id, Status.DONE, extra=summary)
+    return Calibration.objects.get(pk=calibration_id)
+
+
+def _calibrate(calibration: Calibration) -> dict:
+    from ..policy import policy_load
+    from ..runs import conf
+    from ..runs.engine import device_choose, memory_release
+    from ..runs.probe.samples import Sampling, prompt_seed, samples_generate
+    from ..runs.renderers import run_renderer
+
+    config = CalibrationConfig.from_dict(calibration.config)
+    judge_row = Judge.objects.filter(pk=config.judge["id"]).first()
+    if judge_row is None:
+        raise CalibrationFailed(f"judge {config.judge['name']!r} was deleted since the launch")
+    if problems := judge_problems(judge_row):
+        raise CalibrationFailed("; ".join(problems))
+    judge = judge_backend(judge_row)
+    members = list(calibration.snapshot.members.defer("code").order_by("pk"))
+    writer = ProgressWriter(model=Calibration, pk=calibration.pk)
+    stopped = lambda: job_cancel_requested(model=Calibration, pk=calibration.pk)  # noqa: E731
+    total = config.rollouts
+
+    import torch
+
+    device = device_choose("auto")
+    if (threads := conf.torch_threads()) and device == "cpu":
+        torch.set_num_threads(threads)
+    model, tokenizer = policy_load(config.policy["path"], device=device)
+    renderer = run_renderer(config.renders)
+    texts, seeds, outcomes = [], [], []
+    try:
+        for index, prompt in enumerate(config.prompts):
+            if stopped():
+                raise CalibrationStopped()
+            seed = prompt_seed(config.seed, index)
+            sampled = samples_generate(model, tokenizer, Sampling(
+                prompts=[prompt], samples=config.samples_per_prompt, seeds=[seed],
+                system=config.system_prompt["text"], temperature=config.temperature,
+                max_tokens=config.max_completion_length,
+                chat_template_kwargs=dict(config.chat_template_kwargs)))
+            keys = [f"calibration:{calibration.pk}:{index}:{i}" for i in range(len(sampled))]
+            batch = renderer([s.text for s in sampled], [seed] * len(sampled), keys).outcomes
+            texts.extend(s.text for s in sampled)
+            seeds.extend([seed] * len(sampled))
+            outcomes.extend(batch)
+            writer.write(force=len(outcomes) == total, progress={"stage": "sampling", "rollouts": len(outcomes),
+                                   "of": total, "percent": int(50 * len(outcomes) / total)})
+    finally:
+        del model
+        memory_release()
+    owners = [prompt for prompt in config.prompts for _ in range(config.samples_per_prompt)]
+    rendered = [RolloutPicture(Picture(data=o.png), prompt)
+                for o, prompt in zip(outcomes, owners, strict=True) if o.status == OK and o.png]
+    if not rendered:
+        raise CalibrationFailed(_nothing_rendered(outcomes))
+
+    def progress(done: int, asked: int) -> None:
+        writer.write(progress={"stage": "judging", "rollouts": len(outcomes), "of": total,
+                               "rendered": len(rendered), "comparisons": done, "asked": asked,
+                               "percent": 50 + int(50 * done / asked)})
+
+    rates = win_rates_measure(members=members, rollouts=rendered, judge=judge,
+                              per_member=config.per_member, seed=config.seed,
+                              should_stop=stopped, progress=progress)
+    calibration_results_store(calibration_id=calibration.pk, rates=rates)
+    values = [r.win_rate for r in rates if r.win_rate is not None]
+    low, high = BAND
+    return {"rollouts": len(outcomes), "rendered": len(rendered), "members": len(rates),
+            "comparisons": sum(r.asked for r in rates),
+            "answered": sum(r.answered for r in rates),
+            "in_band": sum(low <= v <= high for v in values),
+            "mean_win_rate": sum(values) / len(values) if values else None,
+            "notices": list(judge.notices), "percent": 100}
+
+
+def _nothing_rendered(outcomes) -> str:
+    counts = Counter(v for o in outcomes for v in o.violations) or Counter(
+        o.status for o in outcomes)
+    found = ", ".join(f"{name} ({n})" for name, n in counts.most_common(5))
+    return (f"none of the policy's {len(outcomes)} rollouts rendered ({found}): a rejected "
+            "sketch scores 0 against any reference, so there is no win rate to measure")
+
+
+def _finish(calibration_id: int, status: str, *, error: str = "",
+            extra: dict | None = None) -> None:
+    job = Calibration.objects.get(pk=calibration_id)
+    job_finish(model=Calibration, pk=calibration_id, status=status, error=error,
+               progress={**(job.progress or {}), **(extra or {}), "stage": status})
