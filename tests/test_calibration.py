@@ -22,12 +22,17 @@ from pool.sampling import references_sample
 from pool.services import PoolError, calibration_results_store, snapshot_derive
 from tests.lab_data import lab_world
 from tests.policy_data import test_policy  # noqa: F401  (the session fixture)
+from tests.test_training_runs import make_run
 from tests.workers import run_worker, wait_for
 from training.calibration.measure import RolloutPicture, win_rates_measure
+from training.calibration.recalibrate import Recalibrator, recalibration_problems
 from training.calibration.services import CalibrationLaunchError, calibration_launch
 from training.judges import Picture
 from training.judges.local import LocalRewardModelJudge
-from training.models import Judge, PromptSet
+from training.models import Judge, PromptSet, Rubric, TrainingRun
+from training.reward_signals import SignalContext, rollout_from_render, signal_context_for
+from training.rubrics import signal_specs
+from training.runs.services import run_launch
 
 Status = Calibration.Status
 
@@ -266,3 +271,125 @@ class TestJob:
             PoolMember.objects.filter(snapshot=world.snapshot).values_list("pk", flat=True))
         assert all(r.asked == min(3, progress["rendered"]) for r in rates)
         assert all(r.win_rate is not None and 0 <= r.win_rate <= 1 for r in rates)
+
+
+def recalibrator_for(world, *, every: int = 2, band=(0.25, 0.75), start_step: int = 0,
+                     k: int = 2) -> tuple[Recalibrator, SignalContext]:
+    local = Judge.objects.get(name="local")
+    context = signal_context_for(judge=local, scorer=local, snapshot=world.snapshot)
+    specs = signal_specs([{"name": "pairwise", "kind": "pairwise", "weight": 1.0,
+                           "params": {"k": k}}])
+    return Recalibrator(run_id=77, plan={"every": every, "band": list(band), "per_member": 4},
+                        specs=specs, context=context, seed=5, judge_name="local",
+                        start_step=start_step), context
+
+
+@pytest.mark.django_db
+class TestRecalibrator:
+    def test_a_due_step_measures_and_narrows_the_draw_to_the_band(self, world):
+        recalibrator, context = recalibrator_for(world, band=(0.3, 0.7))
+        rollouts = [rollout_from_render(r) for r in world.renders[:8]] + [
+            rollout_from_render(world.rejected)]
+        assert recalibrator.after_step(1, rollouts) == {"calibration": None, "references": 6}
+        assert not Calibration.objects.exists() and context.references_among is None
+        record = recalibrator.after_step(2, rollouts)
+        calibration = Calibration.objects.get()
+        assert record == {"calibration": None, "references": 6, "measured": calibration.pk,
+                          "kept": len(calibration.config["kept"]), "of": 6}
+        rates = dict(calibration.win_rates.values_list("member_id", "win_rate"))
+        assert calibration.config["kept"] == references_kept(rates, low=0.3, high=0.7, least=2)
+        assert calibration.progress["rollouts"] == 9 and calibration.progress["rendered"] == 8
+        assert all(r.asked == 4 for r in calibration.win_rates.all())
+        assert context.references_among == frozenset(calibration.config["kept"])
+        # The next steps' pairwise references come from the kept members only.
+        assert recalibrator.after_step(3, rollouts) == {
+            "calibration": calibration.pk, "references": len(calibration.config["kept"])}
+        drawn = references_sample(world.snapshot, prompt="a toy painting", k=2, seed=1,
+                                  among=context.references_among)
+        assert {m.pk for m in drawn} <= set(calibration.config["kept"])
+
+    def test_a_resume_draws_from_what_its_last_calibration_kept(self, world):
+        rollouts = [rollout_from_render(r) for r in world.renders[:8]]
+        first, _ = recalibrator_for(world)
+        first.after_step(2, rollouts)
+        measured = Calibration.objects.get()
+        resumed, context = recalibrator_for(world, start_step=3)
+        assert resumed.calibration_id == measured.pk
+        assert context.references_among == frozenset(measured.config["kept"])
+        earlier, context = recalibrator_for(world, start_step=1)
+        assert earlier.calibration_id is None and context.references_among is None
+
+    def test_a_step_with_nothing_rendered_keeps_the_references(self, world):
+        recalibrator, context = recalibrator_for(world, every=1)
+        record = recalibrator.after_step(1, [rollout_from_render(world.rejected)])
+        assert record["measured"] is None and "no rollout rendered" in record["why"]
+        assert not Calibration.objects.exists() and context.references_among is None
+
+    def test_a_run_that_cannot_re_calibrate_is_refused_with_the_way_out(self, world):
+        gate_only = Rubric.objects.create(name="gate only",
+                                          signals=[{"kind": "gate", "weight": 1.0}])
+        run = TrainingRun(name="r", rubric=gate_only, snapshot=None, recalibrate_every=2,
+                          calibration_band_low=0.8, calibration_band_high=0.2)
+        said = "; ".join(recalibration_problems(run))
+        assert "below its high end" in said
+        assert "no weighted pairwise signal" in said and "choose one" in said
+        assert recalibration_problems(TrainingRun(name="off", rubric=gate_only)) == []
+
+
+class TestRunRecalibrates:
+    def test_each_step_of_a_real_run_records_the_references_it_drew_from(
+            self, worker, settings, tmp_path, test_policy):  # noqa: F811
+        world = lab_world(settings, tmp_path)
+        v2 = Rubric.objects.get(name="v2")
+        run = run_launch(run=make_run(test_policy, rubric=v2, snapshot=world.snapshot,
+                                      max_steps=2, recalibrate_every=1))
+        assert run.launched_config["recalibration"] == {"every": 1, "band": [0.25, 0.75],
+                                                        "per_member": 8}
+        wait_for(lambda: TrainingRun.objects.get(pk=run.pk).is_finished, timeout=400,
+                 worker=worker)
+        run.refresh_from_db()
+        assert run.status == TrainingRun.Status.DONE, run.error
+        steps = list(run.steps.order_by("step"))
+        assert [s.step for s in steps] == [1, 2]
+        measured = {c.config["step"]: c for c in Calibration.objects.filter(config__run=run.pk)}
+        for step in steps:
+            record = step.calibration
+            # Every step was due; the first drew from the whole snapshot.
+            assert "measured" in record, record
+            if step.step == 1:
+                assert record["calibration"] is None and record["references"] == 6
+            if record["measured"] is None:  # the test policy's sketches rarely render
+                assert step.gate_pass == 0 and "no rollout rendered" in record["why"]
+            else:
+                assert measured[step.step].pk == record["measured"]
+                assert record["kept"] == len(measured[step.step].config["kept"])
+
+
+@pytest.mark.django_db
+class TestCalibratePage:
+    def test_staff_launch_from_the_page_and_land_on_the_snapshot(self, world, client,
+                                                                 test_policy):  # noqa: F811
+        client.force_login(User.objects.create_user("boss", password="pw", is_staff=True))
+        page = client.get(reverse("training:calibrate") + f"?snapshot={world.snapshot.pk}")
+        assert page.status_code == 200 and "Calibrate a snapshot" in page.content.decode()
+        posted = client.post(reverse("training:calibrate"), {
+            "snapshot": world.snapshot.pk, "base_model": str(test_policy),
+            "samples_per_prompt": 2, "per_member": 3, "seed": 4})
+        calibration = Calibration.objects.get()
+        assert posted.status_code == 302
+        assert posted["Location"].endswith(
+            reverse("pool:snapshot", args=[world.snapshot.pk]) + "#calibrations")
+        config = calibration.config
+        assert (config["judge"]["name"], config["prompt_set"]["name"]) == (
+            "local", "painter subjects")
+        assert config["samples_per_prompt"] == 2 and config["per_member"] == 3
+        listed = client.get(reverse("pool:snapshot", args=[world.snapshot.pk])).content.decode()
+        assert f"{test_policy}, judged by local" in listed and "Queued" in listed
+
+    def test_a_refusal_is_shown_on_the_form_and_queues_nothing(self, world, client, tmp_path):
+        client.force_login(User.objects.create_user("boss", password="pw", is_staff=True))
+        refused = client.post(reverse("training:calibrate"), {
+            "snapshot": world.snapshot.pk, "base_model": str(tmp_path / "none"),
+            "samples_per_prompt": 2, "per_member": 3, "seed": 0})
+        assert refused.status_code == 400 and "no policy at" in refused.content.decode()
+        assert not Calibration.objects.exists()

@@ -297,6 +297,18 @@ class TrainingRun(Job, RewardJudges):
                   "steps, scored by the yardstick against fixed pool references; 0: no probe. "
                   "A probe costs about one default step's generation and renders: every 5 "
                   "steps adds at most a fifth (proposed when a yardstick exists).")
+    # References that still teach (pool.calibration; training.calibration.recalibrate)
+    recalibrate_every = models.PositiveIntegerField(
+        default=0,
+        help_text="Every N steps, measure how often the step's rollouts beat each member of the "
+                  "snapshot (the run's judge) and draw the next steps' pairwise references "
+                  "only from those in the band; 0: off, every member is drawn. With a hosted "
+                  "judge it costs members x 8 requests each time.")
+    calibration_band_low = models.FloatField(
+        default=0.25, help_text="The band's low end: a member the rollouts beat less often "
+                                "than this is left out (they nearly never win against it).")
+    calibration_band_high = models.FloatField(
+        default=0.75, help_text="The band's high end: a member beaten more often is left out.")
     yardstick = models.ForeignKey(
         RewardModel, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
         help_text="Scores the probe: a reward model trained disjoint from the judge's (Reward "
@@ -414,6 +426,10 @@ class TrainingStep(models.Model):
     render_workers = models.JSONField(
         default=dict, blank=True,
         help_text="Which render workers rendered this step's rollouts: {worker: rollouts}.")
+    calibration = models.JSONField(
+        default=dict, blank=True,
+        help_text="A re-calibrating run: the calibration its references came from, how many "
+                  "it drew from, and whether this step measured a new one.")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

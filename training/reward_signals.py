@@ -114,6 +114,9 @@ class SignalContext:
     notices: list[str] = field(default_factory=list)
     # Why a role's backend is None ("judge", "scorer" -> the reason).
     missing: dict[str, str] = field(default_factory=dict)
+    # The members pairwise references are drawn from; None: all of the
+    # snapshot's (a re-calibrating run narrows it: training.calibration.recalibrate).
+    references_among: frozenset[int] | None = None
     _reference_pictures: dict = field(default_factory=dict)
 
     def notice(self, text: str) -> None:
@@ -288,7 +291,8 @@ def _pairwise(spec, rollouts, context):
         rollout = rollouts[i]
         references = references_sample(context.snapshot, prompt=rollout.prompt,
                                        k=spec.params["k"], okay_share=spec.params["okay_share"],
-                                       seed=f"{context.seed}:{rollout.group or rollout.key}")
+                                       seed=f"{context.seed}:{rollout.group or rollout.key}",
+                                       among=context.references_among)
         for member in references:
             pairs.append((rollout.picture, context.reference_picture(member)))
             prompts.append(rollout.prompt)

@@ -23,6 +23,8 @@ RUN_SETTINGS = (
     ("What", {"fields": ("name", "base_model", "prompt_set", "system_prompt")}),
     ("Reward", {"fields": ("rubric", "snapshot", "judge", "scorer", "drop_unanswerable",
                            "yardstick", "probe_every")}),
+    ("References that still teach", {"fields": ("recalibrate_every", "calibration_band_low",
+                                                "calibration_band_high")}),
     # GRPOConfig's fields, in its order, a fieldset a section.
     *((title, {"fields": names}) for title, names in SECTIONS),
 )

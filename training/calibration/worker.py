@@ -77,7 +77,7 @@ def _calibrate(calibration: Calibration) -> dict:
         torch.set_num_threads(threads)
     model, tokenizer = policy_load(config.policy["path"], device=device)
     renderer = run_renderer(config.renders)
-    texts, seeds, outcomes = [], [], []
+    outcomes = []
     try:
         for index, prompt in enumerate(config.prompts):
             if stopped():
@@ -90,11 +90,10 @@ def _calibrate(calibration: Calibration) -> dict:
                 chat_template_kwargs=dict(config.chat_template_kwargs)))
             keys = [f"calibration:{calibration.pk}:{index}:{i}" for i in range(len(sampled))]
             batch = renderer([s.text for s in sampled], [seed] * len(sampled), keys).outcomes
-            texts.extend(s.text for s in sampled)
-            seeds.extend([seed] * len(sampled))
             outcomes.extend(batch)
-            writer.write(force=len(outcomes) == total, progress={"stage": "sampling", "rollouts": len(outcomes),
-                                   "of": total, "percent": int(50 * len(outcomes) / total)})
+            writer.write(force=len(outcomes) == total, progress={
+                "stage": "sampling", "rollouts": len(outcomes), "of": total,
+                "percent": int(50 * len(outcomes) / total)})
     finally:
         del model
         memory_release()

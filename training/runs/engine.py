@@ -25,6 +25,7 @@ from pathlib import Path
 from trl import GRPOConfig as TRLGRPOConfig
 from trl import GRPOTrainer
 
+from ..calibration.recalibrate import Recalibrator
 from ..models import Judge
 from ..reward_signals import SignalContext, signal_context_for
 from ..rubrics import rubric_specs
@@ -172,7 +173,7 @@ def signal_context(config: dict, snapshot, notices: list[str]) -> SignalContext:
 
 
 def engine_build(*, run, lease: Lease, renderer: ProcessRenderer | FleetRenderer | None,
-                 progress_extra: dict | None = None) -> Engine:
+                 progress_extra: dict | None = None, start_step: int = 0) -> Engine:
     """The trainer for `run` (already claimed by `lease`), rendering with
     `renderer` (renderers.run_renderer); `progress_extra` is kept in every
     progress row the run writes. In a multi-process run every process builds
@@ -205,7 +206,9 @@ def engine_build(*, run, lease: Lease, renderer: ProcessRenderer | FleetRenderer
         run_id=run.pk, specs=rubric_specs(config["rubric"]["signals"], run.dropped_signals),
         context=context,
         num_generations=grpo.num_generations, scale_rewards=grpo.scale_rewards,
-        seed=grpo.seed, renderer=renderer, lease=lease, book=book)
+        seed=grpo.seed, renderer=renderer, lease=lease, book=book,
+        recalibrator=Recalibrator.for_run(run=run, config=config, context=context,
+                                          start_step=start_step))
     callback = RunCallback(lease=lease, book=book, max_steps=grpo.max_steps,
                            progress_extra=progress_extra)
     dataset = Dataset.from_list(prompt_rows(

@@ -91,10 +91,12 @@ class RubricReward:
     def __init__(self, *, run_id: int, specs: Sequence[SignalSpec], context: SignalContext,
                  num_generations: int, scale_rewards: str, seed: int,
                  renderer: ProcessRenderer | FleetRenderer | None, lease: Lease,
-                 book: StepBook):
+                 book: StepBook, recalibrator=None):
         self.run_id, self.specs, self.context = run_id, list(specs), context
         self.num_generations, self.scale_rewards, self.seed = num_generations, scale_rewards, seed
         self.renderer, self.lease, self.book = renderer, lease, book
+        # training.calibration.recalibrate.Recalibrator, in a run that re-calibrates.
+        self.recalibrator = recalibrator
 
     def __call__(self, prompts, completions, completion_ids, trainer_state=None,
                  prompt_text=None, **kwargs) -> list[float | None]:
@@ -151,6 +153,11 @@ class RubricReward:
             **step_summary(self.specs, outcomes, values, totals, groups, tokens),
             "render_workers": rendered.workers}
         clock.store += time.perf_counter() - started
+        if self.recalibrator is not None:
+            started = time.perf_counter()
+            self.book.summaries[step]["calibration"] = self.recalibrator.after_step(step,
+                                                                                    rollouts)
+            clock.judge += time.perf_counter() - started
         clock.reward_ended = time.perf_counter()
         return totals
 

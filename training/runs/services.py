@@ -32,6 +32,7 @@ from django.utils import timezone
 from jobs.models import LIVE
 from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live, job_stop
 
+from ..calibration.recalibrate import recalibration_launched, recalibration_problems
 from ..models import Rubric, TrainingRun
 from ..policy import policy_parameters, policy_path
 from ..policy.build import policy_exists
@@ -49,7 +50,8 @@ Status = TrainingRun.Status
 GRPO_FIELDS = GRPOConfig.names()
 # What a clone copies besides the GRPO settings.
 CHOICE_FIELDS = ("base_model", "prompt_set", "system_prompt", "rubric", "snapshot", "judge",
-                 "scorer", "drop_unanswerable", "yardstick", "probe_every")
+                 "scorer", "drop_unanswerable", "yardstick", "probe_every", "recalibrate_every",
+                 "calibration_band_low", "calibration_band_high")
 RESUMABLE = (Status.FAILED, Status.CANCELLED)
 PACKAGES = ("trl", "transformers", "torch", "peft")
 # Where the admin offers the choice to drop signals (in a refusal's way out).
@@ -92,6 +94,7 @@ def run_problems(run: TrainingRun) -> list[str]:
     problems = choice_problems(run, how_to_drop=HOW_TO_DROP)
     problems.extend(_grpo_problems(run))
     problems.extend(probe_problems(run))
+    problems.extend(recalibration_problems(run))
     return problems
 
 
@@ -196,6 +199,7 @@ def launched_config(run: TrainingRun, user=None) -> dict:
                           "text": run.system_prompt.text},
         "grpo": GRPOConfig.from_run(run).to_dict(),
         "probe": probe_launched(run),
+        "recalibration": recalibration_launched(run),
         "versions": package_versions(PACKAGES),
         "launched": timezone.now().isoformat(),
         "launched_by": getattr(user, "username", None),

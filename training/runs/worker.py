@@ -108,7 +108,8 @@ def run_train(*, run: TrainingRun, lease, checkpoint: Path | None,
     main = ranks.is_main()
     renders = GRPOConfig.from_launched(run.launched_config).renders
     engine = engine_build(run=run, lease=lease, renderer=run_renderer(renders) if main else None,
-                          progress_extra=progress_extra)
+                          progress_extra=progress_extra,
+                          start_step=run.checkpoint_step if checkpoint else 0)
     try:
         engine.trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
         state = engine.trainer.state
