@@ -122,7 +122,7 @@ def worker(transactional_db, tmp_path, settings):
 
 class TestOnTheTrainWorker:
     def test_a_job_stores_its_candidates_and_the_feedback_reaches_the_reflection_model(
-            self, worker, policy):
+            self, worker, policy, settings):
         with FakeReflectionServer() as server:
             job = services.optimisation_launch(job=make_job(
                 policy, reflection_judge(server.url), seed=ACCEPTS_AND_REJECTS))
@@ -131,6 +131,7 @@ class TestOnTheTrainWorker:
         assert job.status == Status.DONE, job.error
         assert TINY["max_metric_calls"] <= job.progress["metric_calls"] <= MOST_METRIC_CALLS
         assert job.launched_config["versions"]["gepa"] == "0.1.4"
+        assert job.launched_config["renders"] == settings.PAINTRL_RUN_RENDERS == "process"
 
         candidates = list(selectors.candidates_of(job))
         seed, *children = candidates

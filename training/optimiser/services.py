@@ -17,6 +17,7 @@ from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live
 
 from ..models import PromptCandidate, PromptOptimisation, SystemPrompt
 from ..rubrics import signal_specs
+from ..runs import conf
 from ..runs.services import (
     choice_problems,
     judge_launched,
@@ -110,6 +111,8 @@ def launched_config(job: PromptOptimisation, user=None) -> dict:
                         "text": job.seed_prompt.text},
         "reflection": {**judge_launched(reflection), "base_url": reflection.base_url,
                        "model": reflection.model, "api_key_env": reflection.api_key_env},
+        # Where the candidates' samples render (PAINTRL_RUN_RENDERS), as a run's rollouts do.
+        "renders": conf.renders_default(),
         "versions": package_versions(("gepa", "transformers", "torch")),
         "launched": timezone.now().isoformat(),
         "launched_by": getattr(user, "username", None),

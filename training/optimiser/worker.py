@@ -92,7 +92,9 @@ def _optimise(job: PromptOptimisation) -> dict:
     model, tokenizer = policy_load(config["policy_path"], device=device)
     cancelled = lambda: job_cancel_requested(model=PromptOptimisation, pk=job.pk)  # noqa: E731
     adapter = SystemPromptAdapter(
-        job_id=job.pk, model=model, tokenizer=tokenizer, renderer=run_renderer("process"),
+        # A job launched before "renders" was recorded rendered in the worker's browsers.
+        job_id=job.pk, model=model, tokenizer=tokenizer,
+        renderer=run_renderer(config.get("renders", "process")),
         specs=specs, context=context, samples=job.samples_per_prompt, seed=job.seed,
         temperature=job.temperature, max_tokens=job.max_completion_length,
         chat_template_kwargs=job.chat_template_kwargs or {}, should_stop=cancelled)
