@@ -75,6 +75,15 @@ def job_finish(*, model: type[Job], pk: int, status: str, only: Q | None = None,
     return bool(rows.update(status=status, finished=timezone.now(), **fields))
 
 
+def job_end(*, model: type[Job], pk: int, status: str, extra: dict | None = None,
+            only: Q | None = None, **fields) -> bool:
+    """job_finish, keeping the progress the job wrote, with `extra` merged in
+    and its stage the ending: the pages show where it got to and how it ended."""
+    progress = model.objects.values_list("progress", flat=True).get(pk=pk) or {}
+    return job_finish(model=model, pk=pk, status=status, only=only,
+                      progress={**progress, **(extra or {}), "stage": status}, **fields)
+
+
 def job_stop(*, job: Job, only: Q | None = None) -> bool:
     """Cancel a job now rather than at its worker's next boundary: a queued
     one, or the rows `only` selects (a run whose worker has gone silent).

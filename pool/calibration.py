@@ -13,14 +13,16 @@ The rules the measurement and its two uses share live here:
   drawn for a prompt (pool.sampling), in a seeded order;
 - `win_rates_sum`: the judge's answers summed per member (an unanswered
   comparison is left out, never counted as a loss);
-- `references_kept`: the members a calibrated snapshot or a re-calibrating
-  run keeps: those in the band, topped up when the band holds too few.
+- `in_band`: whether a win rate is in a band (an unmeasured one never is),
+  and `rates_summary`: how many members fall below, in and above it;
+- `references_kept`: the members a re-calibrating run keeps: those in the
+  band, topped up when the band holds too few.
 
 The judge itself is the training app's (training.calibration measures)."""
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .subjects import subject_closeness
@@ -60,6 +62,42 @@ def band_problems(low: float, high: float) -> list[str]:
     if low >= high:
         return [f"the band's low end {low:g} must be below its high end {high:g}"]
     return []
+
+
+def in_band(rate: float | None, low: float, high: float) -> bool:
+    return rate is not None and low <= rate <= high
+
+
+@dataclass(frozen=True)
+class RatesSummary:
+    """A calibration's members counted against a band."""
+
+    members: int
+    comparisons: int
+    answered: int
+    below: int
+    inside: int
+    above: int
+    unanswered: int
+    mean_win_rate: float | None
+
+    def progress(self) -> dict:
+        """As a finished calibration's progress records it."""
+        return {"members": self.members, "comparisons": self.comparisons,
+                "answered": self.answered, "in_band": self.inside,
+                "mean_win_rate": self.mean_win_rate}
+
+
+def rates_summary(rates: Iterable, low: float, high: float) -> RatesSummary:
+    """`rates` (WinRates, or the MemberWinRate rows that store them) against [low, high]."""
+    rates = list(rates)
+    values = [r.win_rate for r in rates if r.win_rate is not None]
+    return RatesSummary(
+        members=len(rates), comparisons=sum(r.asked for r in rates),
+        answered=sum(r.answered for r in rates), below=sum(v < low for v in values),
+        inside=sum(in_band(v, low, high) for v in values), above=sum(v > high for v in values),
+        unanswered=len(rates) - len(values),
+        mean_win_rate=sum(values) / len(values) if values else None)
 
 
 def pairings(members: Sequence[tuple[int, str]], subjects: Sequence[str], *, per_member: int,
@@ -112,5 +150,5 @@ def references_kept(rates: Mapping[int, float | None], *, low: float, high: floa
         return max(low - rate, rate - high, 0.0)
 
     ranked = sorted(measured, key=lambda m: (distance(m), m))
-    inside = [m for m in ranked if distance(m) == 0.0]
+    inside = [m for m in ranked if in_band(measured[m], low, high)]
     return sorted(inside if len(inside) >= least else ranked[:least])

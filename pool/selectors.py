@@ -17,7 +17,7 @@ from rating.selectors import renders_gradable
 from rating.sources import grade_sources, grades_simulated
 from sketches.models import Render, Sketch
 
-from .calibration import BAND
+from .calibration import BAND, RatesSummary, in_band, rates_summary
 from .models import (
     Calibration,
     MemberWinRate,
@@ -248,15 +248,13 @@ def png_in_snapshot(png: str) -> bool:
 @dataclass(frozen=True)
 class CalibrationView:
     """One calibration of a snapshot as its page shows it: each member's win
-    rate, and how many fall below, in and above the band."""
+    rate, which members are in the band, and how many fall below, in and above it."""
 
     calibration: Calibration
     rates: dict[int, MemberWinRate]  # by member id
     band: tuple[float, float]
-    below: int
-    inside: int
-    above: int
-    unanswered: int
+    kept: frozenset[int]  # the members in the band
+    summary: RatesSummary
 
 
 def snapshot_calibrations(snapshot: PoolSnapshot, limit: int = 20) -> list[Calibration]:
@@ -276,11 +274,7 @@ def calibration_view(snapshot: PoolSnapshot, *, calibration_id: int | None = Non
     if calibration is None:
         return None
     rates = {r.member_id: r for r in calibration.win_rates.all()}
-    low, high = band
-    values = [r.win_rate for r in rates.values()]
     return CalibrationView(
         calibration=calibration, rates=rates, band=band,
-        below=sum(v is not None and v < low for v in values),
-        inside=sum(v is not None and low <= v <= high for v in values),
-        above=sum(v is not None and v > high for v in values),
-        unanswered=sum(v is None for v in values))
+        kept=frozenset(m for m, r in rates.items() if in_band(r.win_rate, *band)),
+        summary=rates_summary(rates.values(), *band))

@@ -19,7 +19,7 @@ from rating.selectors import renders_gradable
 from rating.sources import grade_sources, grades_simulated
 from sketches.models import Render
 
-from .calibration import WinRate, band_problems
+from .calibration import WinRate, band_problems, in_band
 from .models import (
     Calibration,
     MemberWinRate,
@@ -136,7 +136,7 @@ def snapshot_derive(*, calibration: Calibration, low: float, high: float, name: 
     name = _snapshot_name(name)
     parent = calibration.snapshot
     rates = dict(calibration.win_rates.values_list("member_id", "win_rate"))
-    kept = [m for m, rate in rates.items() if rate is not None and low <= rate <= high]
+    kept = [m for m, rate in rates.items() if in_band(rate, low, high)]
     if not kept:
         raise PoolError(f"no member of {parent.name!r} has a win rate from {low:g} to {high:g} "
                         f"in calibration {calibration.pk}: widen the band")

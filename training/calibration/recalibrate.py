@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from django.db import transaction
 from django.utils import timezone
 
-from pool.calibration import PER_MEMBER, band_problems, references_kept
+from pool.calibration import PER_MEMBER, band_problems, rates_summary, references_kept
 from pool.models import Calibration
 from pool.services import calibration_results_store
 from sketches.rendering import OK
@@ -113,7 +113,6 @@ class Recalibrator:
                                   per_member=self.per_member, seed=f"{self.seed}:{step}")
         kept = references_kept({r.member_id: r.win_rate for r in rates}, low=self.low,
                                high=self.high, least=self.least)
-        values = [r.win_rate for r in rates if r.win_rate is not None]
         now = timezone.now()
         with transaction.atomic():
             calibration = Calibration.objects.create(
@@ -125,10 +124,7 @@ class Recalibrator:
                                    "run": self.run_id},
                         "judge": {"name": self.judge_name}},
                 progress={"stage": "done", "rollouts": rollouts, "rendered": len(rendered),
-                          "members": len(rates), "comparisons": sum(r.asked for r in rates),
-                          "answered": sum(r.answered for r in rates),
-                          "in_band": sum(self.low <= v <= self.high for v in values),
-                          "mean_win_rate": sum(values) / len(values) if values else None})
+                          **rates_summary(rates, self.low, self.high).progress()})
             calibration_results_store(calibration_id=calibration.pk, rates=rates)
         self._use(calibration.pk, kept)
         return calibration

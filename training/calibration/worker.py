@@ -14,8 +14,8 @@ import logging
 from collections import Counter
 
 from jobs.selectors import job_cancel_requested
-from jobs.services import ProgressWriter, job_claim, job_finish
-from pool.calibration import BAND
+from jobs.services import ProgressWriter, job_claim, job_end
+from pool.calibration import BAND, rates_summary
 from pool.models import Calibration
 from pool.services import calibration_results_store
 from sketches.rendering import OK
@@ -112,14 +112,9 @@ def _calibrate(calibration: Calibration) -> dict:
                               per_member=config.per_member, seed=config.seed,
                               should_stop=stopped, progress=progress)
     calibration_results_store(calibration_id=calibration.pk, rates=rates)
-    values = [r.win_rate for r in rates if r.win_rate is not None]
-    low, high = BAND
-    return {"rollouts": len(outcomes), "rendered": len(rendered), "members": len(rates),
-            "comparisons": sum(r.asked for r in rates),
-            "answered": sum(r.answered for r in rates),
-            "in_band": sum(low <= v <= high for v in values),
-            "mean_win_rate": sum(values) / len(values) if values else None,
-            "notices": list(judge.notices), "percent": 100}
+    return {"rollouts": len(outcomes), "rendered": len(rendered),
+            **rates_summary(rates, *BAND).progress(), "notices": list(judge.notices),
+            "percent": 100}
 
 
 def _nothing_rendered(outcomes) -> str:
@@ -132,6 +127,4 @@ def _nothing_rendered(outcomes) -> str:
 
 def _finish(calibration_id: int, status: str, *, error: str = "",
             extra: dict | None = None) -> None:
-    job = Calibration.objects.get(pk=calibration_id)
-    job_finish(model=Calibration, pk=calibration_id, status=status, error=error,
-               progress={**(job.progress or {}), **(extra or {}), "stage": status})
+    job_end(model=Calibration, pk=calibration_id, status=status, error=error, extra=extra)

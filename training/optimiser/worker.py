@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from jobs.selectors import job_cancel_requested
-from jobs.services import ProgressWriter, job_claim, job_finish
+from jobs.services import ProgressWriter, job_claim, job_end
 
 from ..models import PromptCandidate, PromptOptimisation
 from ..reward_signals import signal_context_for, signals_unanswerable, unanswerable_text
@@ -268,6 +268,4 @@ class Recorder:
 
 
 def _finish(job_id: int, status: str, *, error: str = "", extra: dict | None = None) -> None:
-    job = PromptOptimisation.objects.get(pk=job_id)
-    job_finish(model=PromptOptimisation, pk=job_id, status=status, error=error,
-               progress={**(job.progress or {}), **(extra or {}), "stage": status})
+    job_end(model=PromptOptimisation, pk=job_id, status=status, error=error, extra=extra)

@@ -34,7 +34,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from jobs.services import job_claim, job_finish
+from jobs.services import job_claim, job_end
 from sketches.models import Render, Sketch
 
 from ..models import Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
@@ -185,7 +185,5 @@ def rows_discard(run: TrainingRun, *, after_step: int) -> dict[str, int]:
 def _finish(run_id: int, token: str, status: str, *, error: str = "",
             extra: dict | None = None) -> None:
     """End the run as `status`, if this worker still holds it."""
-    run = TrainingRun.objects.get(pk=run_id)
-    progress = {**(run.progress or {}), **(extra or {}), "stage": status}
-    job_finish(model=TrainingRun, pk=run_id, status=status, only=Q(worker=token), error=error,
-               heartbeat=timezone.now(), progress=progress)
+    job_end(model=TrainingRun, pk=run_id, status=status, extra=extra, only=Q(worker=token),
+            error=error, heartbeat=timezone.now())
