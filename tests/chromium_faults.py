@@ -20,14 +20,17 @@ reply, so a strike lands only while the sketch runs and its render is in flight.
 the kernel's OOM killer would). `strikes()` says what happened. `kill_browsers()` and
 `kill_renderers()` kill from outside at once, whatever is running.
 
-The files live in a folder of their own that anyone may enter: a root worker runs
-Chromium as the sandbox user (sketches/renderer/os_sandbox.py), who cannot enter pytest's
-tmp_path."""
+The files live in a folder of their own that anyone may enter, and the relay runs under a
+Python that the browser's user can run (`relay_python()`): a root worker runs Chromium as the
+sandbox user (sketches/renderer/os_sandbox.py), who cannot enter pytest's tmp_path, nor a
+checkout cloned into a private folder, and so not its virtual environment."""
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -35,15 +38,42 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from sketches.renderer.os_sandbox import sandbox_account
 from tests import chromium_relay
-from tests.conftest import chromium_path
+from tests.conftest import chromium_path, make_config
 
-WRAPPER = """#!{python}
+WRAPPER = """#!{python} -I
 import sys
 sys.path.insert(0, {folder!r})
 from chromium_relay import Relay
 Relay({chromium!r}, {folder!r}, {mode!r}, {strike!r}, {after_s!r}).run()
 """
+
+
+# What the relay imports (tests/chromium_relay.py): a Python that can import these can run it.
+RELAY_IMPORTS = "import fcntl, json, os, signal, threading"
+
+
+@functools.cache
+def relay_python() -> str:
+    """The interpreter for the relay. Not root: the browser runs as this user, so the test's
+    own. Root: the browser runs as the sandbox user, so the first of the base interpreter and
+    the system's that this user can start and import the relay's modules with, tried as it."""
+    if os.geteuid() != 0:
+        return sys.executable
+    user = sandbox_account(make_config().sandbox_user)
+    candidates = dict.fromkeys([os.path.realpath(sys._base_executable),
+                                "/usr/bin/python3", "/usr/local/bin/python3"])
+    for python in candidates:
+        tried = subprocess.run(
+            ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups",
+             "--", python, "-I", "-c", RELAY_IMPORTS], capture_output=True, cwd="/")
+        if tried.returncode == 0:
+            return python
+    raise RuntimeError(
+        f"no Python the Chromium sandbox user {user.pw_name!r} can run (tried "
+        f"{', '.join(candidates)}): install Debian's python3 (apt-get install python3), which "
+        "the fault tests' relay runs under as that user.")
 
 
 @dataclass(frozen=True)
@@ -86,7 +116,7 @@ def _relay_chromium(mode: str, strike: str = "browser",
             (folder / shared).touch()
             os.chmod(folder / shared, 0o666)
         wrapper = folder / f"chromium-{mode}"
-        wrapper.write_text(WRAPPER.format(python=sys.executable, folder=str(folder),
+        wrapper.write_text(WRAPPER.format(python=relay_python(), folder=str(folder),
                                           chromium=chromium_path(), mode=mode, strike=strike,
                                           after_s=after_s))
         wrapper.chmod(0o755)

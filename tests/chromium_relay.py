@@ -3,7 +3,9 @@ one and relays the DevTools pipe Playwright talks over (--remote-debugging-pipe:
 fd 3, replies on fd 4), one NUL-terminated JSON message at a time, and kills on cue.
 
 It runs as the browser's user (a root worker's is the sandbox user), from a folder of its
-own, so it imports nothing but the standard library and psutil. The folder holds:
+own, under a Python that user can run, which need not be the test's virtual environment (a
+checkout in a private folder is closed to that user): so it imports nothing but the standard
+library, and walks the process tree in /proc itself. The folder holds:
   browsers  the pid of every real Chromium the relays started (one a line)
   kills     MODE "start": one pid a line for each browser killed as a render started
   armed     MODE "armed": how many strikes are armed (a number)
@@ -15,10 +17,9 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import signal
 import sys
 import threading
-
-import psutil
 
 # MODE "start": as the sandbox sends this (only as a render starts), the browser dies.
 START_TRIGGER = b'"Storage.clearDataForOrigin"'
@@ -27,22 +28,46 @@ RUN_TRIGGER = b"__paintrl.run(code, seed)"
 STRIKES = ("browser", "browsers", "renderers")
 
 
-def processes(pids: list[int], *, renderers: bool) -> list[psutil.Process]:
-    """The browsers `pids` and everything under them, or only their pages'
+def _children() -> dict[int, list[int]]:
+    """Each live process's children, read from /proc (a process gone while it is read is
+    left out, as it would be a moment later)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+                ppid = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    return children
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            return cmdline.read()
+    except OSError:
+        return b""
+
+
+def processes(pids: list[int], *, renderers: bool) -> list[int]:
+    """The browsers `pids` and every process under them, or only their pages'
     renderer processes."""
+    children = _children()
     found = []
     for pid in pids:
-        try:
-            browser = psutil.Process(pid)
-            tree = [browser, *browser.children(recursive=True)]
-        except psutil.Error:
+        if not os.path.exists(f"/proc/{pid}"):
             continue
-        for process in tree:
-            try:
-                if not renderers or "--type=renderer" in process.cmdline():
-                    found.append(process)
-            except psutil.Error:
-                pass
+        tree, pending = [], [pid]
+        while pending:
+            process = pending.pop()
+            tree.append(process)
+            pending.extend(children.get(process, ()))
+        found += [process for process in tree
+                  if not renderers or b"--type=renderer" in _cmdline(process)]
     return found
 
 
@@ -52,9 +77,9 @@ def kill(pids: list[int], *, renderers: bool = False) -> int:
     killed = 0
     for process in processes(pids, renderers=renderers):
         try:
-            process.kill()
+            os.kill(process, signal.SIGKILL)
             killed += 1
-        except psutil.Error:
+        except OSError:  # gone already, or not ours
             pass
     return killed
 

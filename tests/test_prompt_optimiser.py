@@ -49,11 +49,6 @@ TINY = {"samples_per_prompt": 2, "minibatch_size": 1, "max_completion_length": 4
 # GEPA reads its budget before each iteration, so the last one may spend past
 # it: at most an iteration's 3 calls, begun with 1 call left.
 MOST_METRIC_CALLS = TINY["max_metric_calls"] - 1 + 3
-# A job seed at which, with the test policy and TINY, GEPA accepts a proposal
-# and rejects a worse one made from it (seed 0 accepted none since the render
-# seeds moved to rewards.SEED_RANGE; seeds 0-23 tried, 2, 4, 5, 7, 18, 20 and
-# 23 accept one, and 20 also rejects one worse on its minibatch).
-ACCEPTS_AND_REJECTS = 20
 # One browser: the machine's two cores are shared with sampling.
 WORKER_ENV = {"PAINTRL_RENDER_BROWSERS": "1", "PAINTRL_RENDER_DEADLINE_S": "8"}
 
@@ -123,9 +118,14 @@ def worker(transactional_db, tmp_path, settings):
 class TestOnTheTrainWorker:
     def test_a_job_stores_its_candidates_and_the_feedback_reaches_the_reflection_model(
             self, worker, policy, settings):
+        """Whatever GEPA decides about each proposal: which ones it keeps rides on the
+        test policy's samples, and so on the CPU's floating-point kernels, so this asserts
+        what holds for every decision (each proposal stored once, as a candidate or as
+        rejected no better than its parent). The next test makes GEPA reject by
+        construction."""
         with FakeReflectionServer() as server:
             job = services.optimisation_launch(job=make_job(
-                policy, reflection_judge(server.url), seed=ACCEPTS_AND_REJECTS))
+                policy, reflection_judge(server.url)))
             wait_for(lambda: fresh(job).is_finished, timeout=300, worker=worker)
         job = fresh(job)
         assert job.status == Status.DONE, job.error
@@ -136,7 +136,6 @@ class TestOnTheTrainWorker:
         candidates = list(selectors.candidates_of(job))
         seed, *children = candidates
         assert (seed.index, seed.parent, seed.text) == (0, None, SYSTEM_PROMPT)
-        assert children, "no proposal was accepted: the test's budget or seed needs changing"
         for candidate in candidates:
             assert [r["prompt"] for r in candidate.results] == PROMPTS
             for result in candidate.results:
@@ -158,12 +157,10 @@ class TestOnTheTrainWorker:
         rejected = list(selectors.proposals_rejected_of(job))
         assert sorted([c.text for c in children] + [p.text for p in rejected]) == sorted(
             server.proposals)
-        assert job.progress["proposals"] == len(server.proposals)
+        assert server.proposals and job.progress["proposals"] == len(server.proposals)
         for proposal in rejected:
             assert proposal.text.startswith(proposal.parent.text + "\n")
             assert_rejected_on_its_minibatch(proposal)
-        assert any(p.mean_score < p.parent_minibatch_score for p in rejected), \
-            "no proposal was worse on its minibatch: the test's budget or seed needs changing"
 
         # The feedback it read named the gate's violations and unknown methods
         # its parents' sketches had, and the line it added says so.
