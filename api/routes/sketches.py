@@ -1,0 +1,103 @@
+"""Sketches and renders: create from code or a chat reply (curators, as the
+editor), import a zip or JSONL (staff, as the import page), and read them
+(any user, as the render pages)."""
+
+from django.http import FileResponse, Http404
+from ninja import File, Query, Router, Schema
+from ninja.files import UploadedFile
+from ninja.pagination import paginate
+
+from sketches.editing import SketchEditInvalid
+from sketches.importing.jobs import import_job_create
+from sketches.importing.upload import ImportUploadForm
+from sketches.models import ImportJob, Render, Sketch
+
+from ..auth import CURATOR, STAFF, USER
+from ..errors import Problem, form_problems
+from ..pagination import Page
+from ..schemas import ImportJobOut, RenderOut, RenderReportOut, SketchDetailOut, SketchOut
+from ..services import sketch_submit
+from .common import one
+
+router = Router(tags=["sketches"])
+
+
+class SketchIn(Schema):
+    code: str | None = None
+    reply: str | None = None
+    prompt: str = ""
+    seed: int = 0
+
+
+class RenderFilter(Schema):
+    status: Render.Status | None = None
+    sketch: int | None = None
+
+
+@router.post("/sketches", response={201: RenderOut}, auth=CURATOR,
+             summary="Create a sketch from code or a chat reply, and queue its render")
+def sketch_create(request, data: SketchIn):
+    try:
+        render = sketch_submit(code=data.code, reply=data.reply, prompt=data.prompt,
+                               seed=data.seed)
+    except SketchEditInvalid as error:
+        raise Problem(400, "The sketch was not saved.", [str(error)]) from error
+    return 201, render
+
+
+@router.get("/sketches", response=list[SketchOut], auth=USER)
+@paginate(Page)
+def sketches_list(request):
+    return Sketch.objects.order_by("-pk")
+
+
+@router.get("/sketches/{pk}", response=SketchDetailOut, auth=USER)
+def sketch_detail(request, pk: int):
+    return one(Sketch.objects, pk, "sketch")
+
+
+@router.post("/imports", response={201: ImportJobOut}, auth=STAFF,
+             summary="Import a zip of sketches or a JSONL file (the import page's formats)")
+def import_create(request, archive: File[UploadedFile]):
+    form = ImportUploadForm(data={}, files={"archive": archive})
+    if not form.is_valid():
+        raise Problem(400, "The file was not imported.", form_problems(form.errors))
+    job = import_job_create(upload=form.cleaned_data["archive"], kind=form.kind,
+                            uploaded_by=request.user)
+    return 201, job
+
+
+@router.get("/imports/{pk}", response=ImportJobOut, auth=STAFF)
+def import_detail(request, pk: int):
+    return one(ImportJob.objects, pk, "import")
+
+
+@router.get("/renders", response=list[RenderOut], auth=USER)
+@paginate(Page)
+def renders_list(request, filters: Query[RenderFilter]):
+    renders = Render.objects.order_by("-pk")
+    if filters.status:
+        renders = renders.filter(status=filters.status)
+    if filters.sketch is not None:
+        renders = renders.filter(sketch_id=filters.sketch)
+    return renders
+
+
+@router.get("/renders/{pk}", response=RenderOut, auth=USER)
+def render_detail(request, pk: int):
+    return one(Render.objects, pk, "render")
+
+
+@router.get("/renders/{pk}/report", response=RenderReportOut, auth=USER)
+def render_report(request, pk: int):
+    return one(Render.objects, pk, "render")
+
+
+@router.get("/renders/{pk}/png", auth=USER, url_name="render_png",
+            response={200: None}, openapi_extra={"responses": {200: {
+                "description": "The PNG", "content": {"image/png": {}}}}})
+def render_png(request, pk: int):
+    render = one(Render.objects, pk, "render")
+    if not render.png:
+        raise Http404(f"render {pk} has no image (status {render.status})")
+    return FileResponse(render.png.open("rb"), content_type="image/png")
