@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from functools import wraps
 
+from django.http import JsonResponse
+from django.urls import reverse
 from ninja import NinjaAPI
 
 from . import errors
@@ -34,3 +36,10 @@ api = NinjaAPI(title="paintrl", version=VERSION, urls_namespace="api", auth=USER
 errors.install(api)
 for module in (sketches, rating, pool, rewards, runs, jobs):
     api.add_router("", module.router)
+
+
+@token_required
+def root(request):
+    """/api/v1/: where the schema is."""
+    return JsonResponse({"api": api.title, "version": VERSION,
+                         "schema": request.build_absolute_uri(reverse("api:openapi-json"))})

@@ -31,11 +31,14 @@ def form_problems(errors) -> list[str]:
 
 
 def _input_problems(errors: list[dict]) -> list[str]:
-    """Pydantic's errors as "where: what" lines (the location without the
-    "body"/"query"/"path" it came in)."""
+    """Pydantic's errors as "where: what" lines: the field's path, without the
+    "body"/"query"/"path" it came in nor the endpoint's name for a whole body
+    ("value", not "body.data.value")."""
     lines = []
     for error in errors:
-        where = ".".join(str(part) for part in error.get("loc", ())[1:]) or "body"
+        loc = tuple(error.get("loc", ()))
+        where = ".".join(str(part) for part in (loc[2:] if len(loc) > 2 else loc[1:])) \
+            or "body"
         lines.append(f"{where}: {error.get('msg', 'invalid')}")
     return lines
 

@@ -11,8 +11,10 @@ from the services the pages call:
   one here too."""
 from __future__ import annotations
 
+import json
+
 from django import forms
-from django.db import transaction
+from django.db import models, transaction
 
 from sketches.code_text import extract_code
 from sketches.editing import SketchEditInvalid, code_check
@@ -58,14 +60,24 @@ class RunSettingsForm(forms.ModelForm):
         fields = RUN_FIELDS
 
 
+def _json_fields() -> list[str]:
+    return [name for name in RUN_FIELDS
+            if isinstance(TrainingRun._meta.get_field(name), models.JSONField)]
+
+
 def _settings_apply(run: TrainingRun, changes: dict) -> TrainingRun:
     """Save `changes` onto the draft `run` through the model's validation."""
     unknown = sorted(set(changes) - set(RUN_FIELDS))
     if unknown:
         raise RunSettingsInvalid([f"{name}: not a run setting (one of {', '.join(RUN_FIELDS)})"
                                   for name in unknown])
-    current = forms.model_to_dict(run, fields=RUN_FIELDS)
-    form = RunSettingsForm({**current, **changes}, instance=run)
+    data = {**forms.model_to_dict(run, fields=RUN_FIELDS), **changes}
+    # A form reads a JSON field from its text, as the admin posts it ({} itself
+    # would read as "empty", and be stored as null).
+    for name in _json_fields():
+        if name in data and not isinstance(data[name], str):
+            data[name] = json.dumps(data[name])
+    form = RunSettingsForm(data, instance=run)
     if not form.is_valid():
         raise RunSettingsInvalid([f"{'' if f == '__all__' else f + ': '}{' '.join(m)}"
                                   for f, m in form.errors.items()])

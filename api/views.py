@@ -19,6 +19,10 @@ class TokenForm(forms.Form):
         attrs={"placeholder": "e.g. sweep notebook"}))
 
 
+class RevokeForm(forms.Form):
+    token = forms.IntegerField(min_value=1)
+
+
 @never_cache
 def tokens_page(request):
     form, made, status = TokenForm(), None, 200
@@ -32,18 +36,25 @@ def tokens_page(request):
                 form.add_error("name", str(error))
         if not made:
             status = 400
+    return _page(request, form=form, made=made, status=status)
+
+
+def _page(request, *, form=None, made=None, status=200):
     return render(request, "api/tokens.html",
-                  {"form": form, "made": made, "tokens": tokens_of(request.user)}, status=status)
+                  {"form": form or TokenForm(), "made": made, "tokens": tokens_of(request.user)},
+                  status=status)
 
 
 @require_POST
-def revoke(request, pk: int):
-    token = get_object_or_404(ApiToken, pk=pk, user=request.user)
-    try:
-        token_revoke(token=token, by=request.user)
-    except TokenError as error:  # never for one's own token; kept for the rule's sake
-        messages.error(request, str(error))
-    else:
-        messages.success(request, f"Token {token.prefix}… ({token.name}) revoked.")
+def revoke(request):
+    form = RevokeForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Not revoked: " + "; ".join(
+            f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
+        return _page(request, status=400)
+    # Only one's own tokens here; staff revoke anyone's in the admin.
+    token = get_object_or_404(ApiToken, pk=form.cleaned_data["token"], user=request.user)
+    token_revoke(token=token, by=request.user)
+    messages.success(request, f"Token {token.prefix}… ({token.name}) revoked.")
     return redirect("api_tokens")
 

@@ -5,7 +5,7 @@ the pool pages; a refusal is pool.services' PoolError, word for word."""
 import tempfile
 
 from django.http import FileResponse
-from ninja import Field, ModelSchema, Router, Schema
+from ninja import Field, ModelSchema, Router, Schema, Status
 from ninja.pagination import paginate
 
 from pool import selectors, services
@@ -68,7 +68,7 @@ def rule_edit(request, data: RuleIn):
         rule = services.pool_rule_edit(user=request.user, **data.dict())
     except services.PoolError as error:
         raise _refused(error) from error
-    return 201, rule
+    return Status(201, rule)
 
 
 @router.get("/pool/pins", response=list[PinOut], auth=STAFF)
@@ -86,7 +86,7 @@ def pin_create(request, data: PinIn):
                                 reason=data.reason, user=request.user)
     except services.PoolError as error:
         raise _refused(error) from error
-    return 201, pin
+    return Status(201, pin)
 
 
 @router.delete("/pool/pins/{render_id}", response={204: None}, auth=STAFF,
@@ -95,7 +95,7 @@ def pin_delete(request, render_id: int):
     render = one(Render.objects, render_id, "render")
     if not services.pool_unpin(render=render):
         raise Problem(404, f"render {render.pk} has no pin")
-    return 204, None
+    return Status(204, None)
 
 
 @router.get("/pool/snapshots", response=list[SnapshotOut], auth=CURATOR)
@@ -111,7 +111,7 @@ def snapshot_freeze(request, data: FreezeIn):
         snapshot = services.snapshot_freeze(name=data.name, note=data.note, user=request.user)
     except services.PoolError as error:
         raise _refused(error) from error
-    return 201, snapshot
+    return Status(201, snapshot)
 
 
 @router.get("/pool/snapshots/{pk}", response=SnapshotOut, auth=CURATOR)

@@ -4,7 +4,7 @@ others' verdicts would no longer judge independently, sketches.access)."""
 
 from django.http import StreamingHttpResponse
 from django.urls import reverse
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 from ninja.pagination import paginate
 
 from rating import comparison_transfer, export
@@ -58,7 +58,7 @@ def grade_create(request, data: GradeIn):
     render = _gradable(data.render)
     grade, _previous = grade_submit(curator=request.user, render=render, value=data.value,
                                     shown_ms=data.shown_ms)
-    return 201, grade
+    return Status(201, grade)
 
 
 @router.get("/grades", response=list[GradeOut], auth=CURATOR,
@@ -92,7 +92,7 @@ def comparison_create(request, data: ComparisonIn):
                                        choice=data.choice, shown_ms=data.shown_ms)
     except ValueError as error:
         raise Problem(400, "The comparison was not saved.", [str(error)]) from error
-    return 201, comparison
+    return Status(201, comparison)
 
 
 @router.get("/comparisons", response=list[ComparisonOut], auth=CURATOR,

@@ -1,7 +1,7 @@
 """Reward models (staff, as in the admin): train a new version, follow it,
 activate a finished one (which then scores every render), cancel one."""
 
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 from ninja.pagination import paginate
 
 from pool.models import RewardModel
@@ -29,7 +29,7 @@ def reward_model_train(request, data: RewardModelIn):
                                            activate=data.activate)
     except ValueError as error:  # TrainConfig's and disjoint.DisjointError's words
         raise Problem(400, "The reward model was not created.", [str(error)]) from error
-    return 201, reward_model
+    return Status(201, reward_model)
 
 
 @router.get("/reward-models", response=list[RewardModelOut], auth=STAFF)

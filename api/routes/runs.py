@@ -6,7 +6,7 @@ cloning need the permission to add runs, the verbs the permission to change
 them, as in the admin and on the run page."""
 
 from django.core.exceptions import PermissionDenied
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 from ninja.pagination import paginate
 
 from jobs.services import CancelOutcome
@@ -54,7 +54,7 @@ def _settings_refused(error: RunSettingsInvalid) -> Problem:
 def run_new(request, data: RunIn):
     _need(request, ADD, "Creating a run")
     try:
-        return 201, run_create(user=request.user, settings=data.settings)
+        return Status(201, run_create(user=request.user, settings=data.settings))
     except RunSettingsInvalid as error:
         raise _settings_refused(error) from error
 
@@ -64,7 +64,7 @@ def run_new(request, data: RunIn):
 def run_copy(request, pk: int, data: RunIn):
     _need(request, ADD, "Cloning a run")
     try:
-        return 201, run_clone_with(run=_run(pk), user=request.user, settings=data.settings)
+        return Status(201, run_clone_with(run=_run(pk), user=request.user, settings=data.settings))
     except RunSettingsInvalid as error:
         raise _settings_refused(error) from error
 

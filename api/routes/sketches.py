@@ -3,7 +3,7 @@ editor), import a zip or JSONL (staff, as the import page), and read them
 (any user, as the render pages)."""
 
 from django.http import FileResponse, Http404
-from ninja import File, Query, Router, Schema
+from ninja import File, Query, Router, Schema, Status
 from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
@@ -42,7 +42,7 @@ def sketch_create(request, data: SketchIn):
                                seed=data.seed)
     except SketchEditInvalid as error:
         raise Problem(400, "The sketch was not saved.", [str(error)]) from error
-    return 201, render
+    return Status(201, render)
 
 
 @router.get("/sketches", response=list[SketchOut], auth=USER)
@@ -64,7 +64,7 @@ def import_create(request, archive: File[UploadedFile]):
         raise Problem(400, "The file was not imported.", form_problems(form.errors))
     job = import_job_create(upload=form.cleaned_data["archive"], kind=form.kind,
                             uploaded_by=request.user)
-    return 201, job
+    return Status(201, job)
 
 
 @router.get("/imports/{pk}", response=ImportJobOut, auth=STAFF)
