@@ -89,7 +89,9 @@ def call(client: Client, method: str, url: str, raw: str | None):
 
 
 def is_json_refusal(response, status: int) -> bool:
-    if response.status_code != status or not response["Content-Type"].startswith("application/json"):
+    if response.status_code != status:
+        return False
+    if not response["Content-Type"].startswith("application/json"):
         return False
     body = response.json()
     return isinstance(body.get("detail"), str) and isinstance(body.get("problems"), list)
