@@ -29,7 +29,38 @@ def token_required(view):
     return wrapped
 
 
-api = NinjaAPI(title="paintrl", version=VERSION, urls_namespace="api", auth=USER,
+ROLES = {"TokenAuth": "any user's token", "CuratorAuth": "a curator's token (staff count too)",
+         "StaffAuth": "a staff member's token"}
+# The refusals every operation may answer, in the one shape of api.errors.
+REFUSALS = {"400": "bad input, or a service's refusal: each problem named",
+            "401": "no working token", "403": "the token's user lacks the role or permission",
+            "404": "no such row", "409": "the row's state refuses it"}
+
+
+class PaintrlAPI(NinjaAPI):
+    def get_openapi_operation_id(self, operation) -> str:
+        """The view's own name (unique across the routers): grade_create, run_start."""
+        return operation.view_func.__name__
+
+    def get_openapi_schema(self, *args, **kwargs):
+        """Ninja's schema, with the role each token scheme stands for and the
+        refusals (the Problem body) every operation may answer."""
+        schema = super().get_openapi_schema(*args, **kwargs)
+        schema["components"]["schemas"]["Problem"] = errors.ProblemOut.model_json_schema()
+        for name, scheme in schema["components"].get("securitySchemes", {}).items():
+            scheme["description"] = ROLES[name]
+        problem = {"application/json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+        for path, methods in schema["paths"].items():
+            for operation in methods.values():
+                for code, text in REFUSALS.items():
+                    if code == "404" and "{" not in path:
+                        continue
+                    operation["responses"].setdefault(code, {"description": text,
+                                                             "content": problem})
+        return schema
+
+
+api = PaintrlAPI(title="paintrl", version=VERSION, urls_namespace="api", auth=USER,
                docs_url=None, docs_decorator=token_required,
                description="Scripts and notebooks: sketches, renders, grades, the pool, "
                            "reward models, training runs and jobs. See docs/api.md.")

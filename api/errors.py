@@ -6,9 +6,17 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
+from ninja import Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from .auth import RoleRefused
+
+
+class ProblemOut(Schema):
+    """The body of every refusal."""
+
+    detail: str
+    problems: list[str]
 
 
 class Problem(Exception):

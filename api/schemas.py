@@ -7,16 +7,10 @@ from datetime import datetime
 
 from ninja import ModelSchema, Schema
 
-from jobs.models import Job
 from pool.models import PoolPin, PoolRule, PoolSnapshot
 from rating.models import Comparison, Grade
 from sketches.models import ImportJob, Render, Sketch
 from training.models import Rollout, TrainingRun, TrainingStep
-
-
-class ProblemOut(Schema):
-    detail: str
-    problems: list[str]
 
 
 class SketchOut(ModelSchema):
@@ -198,7 +192,3 @@ class CancelOut(Schema):
     outcome: str
     status: str
     message: str
-
-
-def job_fields(job: Job) -> dict:
-    return {name: getattr(job, name) for name in JobOut.model_fields}

@@ -124,12 +124,26 @@ class TestTheSchemaIsTheApi:
                 wrong.append(f"{label(method, path)}: {response.status_code}")
         assert not wrong, "\n".join(wrong)
 
-    def test_every_operation_names_the_token_it_needs(self, callers):
+    def test_the_schema_names_the_role_each_operation_needs_and_its_refusals(self, callers):
+        """A script (or a client generator) can read the role from the schema:
+        it names the same role the sweep below finds."""
         schema = schema_of(Client(), callers["user"])
-        assert schema["components"]["securitySchemes"]
-        missing = [label(m, p) for m, p in operations(schema)
-                   if not schema["paths"][API + p][m.lower()].get("security")]
-        assert not missing, missing
+        expected = {"TokenAuth": USER_ALLOWED, "CuratorAuth": CURATOR_ALLOWED - USER_ALLOWED}
+        wrong = []
+        for method, path in operations(schema):
+            operation = schema["paths"][API + path][method.lower()]
+            [[scheme]] = [list(s) for s in operation["security"]]
+            named = label(method, path)
+            role_set = expected.get(scheme)
+            if (role_set is not None and named not in role_set) or (
+                    scheme == "StaffAuth" and named in CURATOR_ALLOWED):
+                wrong.append(f"{named}: the schema says {scheme}")
+            for code in ("401", "403"):
+                ref = operation["responses"][code]["content"]["application/json"]["schema"]
+                assert ref == {"$ref": "#/components/schemas/Problem"}, (named, code)
+        assert not wrong, "\n".join(wrong)
+        assert set(schema["components"]["securitySchemes"]) == {"TokenAuth", "CuratorAuth",
+                                                                "StaffAuth"}
 
 
 class TestNoWorkingToken:
