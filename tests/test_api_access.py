@@ -232,3 +232,18 @@ def test_error_bodies_are_json(world, callers):
                            headers={"Authorization": f"Bearer {callers['curator']}"})
     assert is_json_refusal(response, 400)
     assert any(p.startswith("value:") for p in response.json()["problems"]), response.json()
+
+
+def test_the_guide_lists_every_operation_and_no_other(callers):
+    """docs/api.md's endpoint table, one row an operation, is the schema's list,
+    each with the role the sweep holds it to."""
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text()
+    rows = dict(re.findall(r"^\| `((?:GET|POST|DELETE|PUT|PATCH) /[^`]*)` \| ([ucs]) \|",
+                           guide, re.M))
+    every = {label(m, p) for m, p in operations(schema_of(Client(), callers["user"]))}
+    assert set(rows) == every, (sorted(every - set(rows)), sorted(set(rows) - every))
+    roles = {op: "u" if op in USER_ALLOWED else "c" if op in CURATOR_ALLOWED else "s"
+             for op in every}
+    assert rows == roles, {op: (rows[op], roles[op]) for op in every if rows[op] != roles[op]}
