@@ -20,6 +20,7 @@ from pool.models import PoolSnapshot
 from pool.services import PoolError, snapshot_freeze
 from rating.models import Grade, GradeChange
 from sketches.editing import SketchEditInvalid, code_check
+from sketches.importing.upload import ImportUploadForm
 from sketches.models import ImportJob, Render, Sketch
 from tests.conftest import read_sketch
 from tests.lab_data import presets_ensure
@@ -185,6 +186,19 @@ class TestSketches:
                                      headers={"Authorization": f"Bearer {staff.raw}"})
         assert response.status_code == 400 and response.json()["problems"]
         assert ImportJob.objects.count() == 1
+
+    def test_an_upload_over_the_import_pages_limit_is_refused_before_it_is_stored(
+            self, staff, settings, media):
+        settings.PAINTRL_IMPORT_MAX_UPLOAD_BYTES = 1000
+        for size in (1_000, 200_000):  # under the framing slack (read, then stopped), over it
+            upload = SimpleUploadedFile("big.jsonl", b"x" * (size + 1))
+            response = staff.client.post(f"{API}/imports", {"archive": upload},
+                                         headers={"Authorization": f"Bearer {staff.raw}"})
+            assert response.status_code == 413, (size, response.content)
+            body = response.json()
+            assert ImportUploadForm.too_large_message() in " ".join([body["detail"],
+                                                                     *body["problems"]])
+        assert not ImportJob.objects.exists()
 
 
 # --- grades and comparisons ---------------------------------------------------------------

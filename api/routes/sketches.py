@@ -3,13 +3,12 @@ editor), import a zip or JSONL (staff, as the import page), and read them
 (any user, as the render pages)."""
 
 from django.http import FileResponse, Http404
-from ninja import File, Query, Router, Schema, Status
-from ninja.files import UploadedFile
+from ninja import Query, Router, Schema, Status
 from ninja.pagination import paginate
 
 from sketches.editing import SketchEditInvalid
+from sketches.importing import upload
 from sketches.importing.jobs import import_job_create
-from sketches.importing.upload import ImportUploadForm
 from sketches.models import ImportJob, Render, Sketch
 
 from ..auth import CURATOR, STAFF, USER
@@ -56,12 +55,28 @@ def sketch_detail(request, pk: int):
     return one(Sketch.objects, pk, "sketch")
 
 
-@router.post("/imports", response={201: ImportJobOut}, auth=STAFF,
+# The body is read here, not by ninja: the import page's size limit must be
+# installed before anything reads it (sketches.importing.upload).
+IMPORT_BODY = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+    "type": "object", "required": ["archive"],
+    "properties": {"archive": {"type": "string", "format": "binary",
+                               "description": "a zip of .js sketches or a JSONL file"}}}}}},
+    "responses": {413: {"description": "the file is over PAINTRL_IMPORT_MAX_UPLOAD_BYTES",
+                        "content": {"application/json": {
+                            "schema": {"$ref": "#/components/schemas/Problem"}}}}}}
+
+
+@router.post("/imports", response={201: ImportJobOut}, auth=STAFF, openapi_extra=IMPORT_BODY,
              summary="Import a zip of sketches or a JSONL file (the import page's formats)")
-def import_create(request, archive: File[UploadedFile]):
-    form = ImportUploadForm(data={}, files={"archive": archive})
+def import_create(request):
+    if upload.body_too_large(request):
+        raise Problem(413, upload.ImportUploadForm.too_large_message())
+    handler = upload.SizeLimitUploadHandler(request)
+    request.upload_handlers.insert(0, handler)
+    form = upload.ImportUploadForm(request.POST, request.FILES, upload_handler=handler)
     if not form.is_valid():
-        raise Problem(400, "The file was not imported.", form_problems(form.errors))
+        raise Problem(413 if form.upload_stopped else 400, "The file was not imported.",
+                      form_problems(form.errors))
     job = import_job_create(upload=form.cleaned_data["archive"], kind=form.kind,
                             uploaded_by=request.user)
     return Status(201, job)
