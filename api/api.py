@@ -9,6 +9,7 @@ from functools import wraps
 from django.http import JsonResponse
 from django.urls import reverse
 from ninja import NinjaAPI
+from ninja.errors import AuthenticationError
 
 from . import errors
 from .auth import USER
@@ -23,7 +24,7 @@ def token_required(view):
     @wraps(view)
     def wrapped(request, *args, **kwargs):
         if not USER(request):
-            return api.on_exception(request, errors.AuthenticationError())
+            return api.on_exception(request, AuthenticationError())
         return view(request, *args, **kwargs)
 
     return wrapped

@@ -28,10 +28,6 @@ class Problem(Exception):
         self.problems = problems if problems is not None else [detail]
 
 
-def refused(detail: str, status: int = 400) -> Problem:
-    return Problem(status, detail)
-
-
 def form_problems(errors) -> list[str]:
     """A Django form's (or ValidationError's) errors as one line each."""
     return [f"{'' if field == '__all__' else field + ': '}{' '.join(messages)}"

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.urls import reverse
 from ninja import ModelSchema, Schema
 
 from pool.models import PoolPin, PoolRule, PoolSnapshot
 from rating.models import Comparison, Grade
 from sketches.models import ImportJob, Render, Sketch
 from training.models import Rollout, TrainingRun, TrainingStep
+from training.runs.services import run_actions, run_stalled
 
 
 class SketchOut(ModelSchema):
@@ -35,8 +37,6 @@ class RenderOut(ModelSchema):
 
     @staticmethod
     def resolve_png_url(render: Render, context) -> str | None:
-        from django.urls import reverse
-
         if not render.png:
             return None
         return context["request"].build_absolute_uri(reverse("api:render_png", args=[render.pk]))
@@ -145,24 +145,21 @@ class RunOut(ModelSchema):
 
     class Meta:
         model = TrainingRun
-        exclude = ["created_by", "chat_template_kwargs", "launched_config"]
+        exclude = ["created_by", "launched_config"]
 
     @staticmethod
     def resolve_actions(run: TrainingRun) -> list[str]:
-        from training.runs.services import run_actions
-
         return sorted(run_actions(run))
 
     @staticmethod
     def resolve_stalled(run: TrainingRun) -> bool:
-        from training.runs.services import run_stalled
-
         return run_stalled(run)
 
 
 class RunDetailOut(RunOut):
+    """A run with what it was launched with (training.runs.services.launched_config)."""
+
     launched_config: dict
-    chat_template_kwargs: dict | None
 
 
 class StepOut(ModelSchema):
