@@ -47,6 +47,8 @@ INSTALLED_APPS = [
     "rating",
     "pool",
     "training",
+    # The HTTP API (/api/v1/) and its tokens; it reads every app above.
+    "api",
 ]
 
 MIDDLEWARE = [

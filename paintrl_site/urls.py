@@ -16,5 +16,6 @@ urlpatterns = [
     path("rate/", include("rating.urls")),
     path("pool/", include("pool.urls")),
     path("training/", include("training.urls")),
+    path("api/", include("api.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -8,7 +8,12 @@ and says so); admin routes find their model themselves.
 
 Per-app tests (test_rating_views, test_pool_views, test_training_pages,
 test_import, test_editor, test_site) check what each page does for whom; this
-file checks that no route was left out, and the paths users can steer."""
+file checks that no route was left out, and the paths users can steer.
+
+The HTTP API's routes (/api/v1/, token authentication, no session and so no
+CSRF) are swept by tests/test_api_access.py, from the API's own schema; it
+also checks that every route under /api/v1/ is in that schema, so none
+escapes both sweeps. The tokens page (/api/tokens/) is a page and swept here."""
 from __future__ import annotations
 
 import io
@@ -39,6 +44,7 @@ from django.test import Client, RequestFactory
 from django.urls import URLResolver, get_resolver, resolve, reverse
 from django.utils import timezone
 
+from api.tokens import token_create
 from paintrl_site.celery import app as celery_app
 from pool.models import Calibration, PoolMember, PoolPin, PoolRule, PoolSnapshot, RewardModel
 from rating.models import Claim, Comparison, Grade, GradeChange, GradingSettings, Skip
@@ -79,6 +85,8 @@ CURATOR_ALLOWED = {
     "rating:compare", "rating:compare_act", "rating:compare_next",
     # looking at the pool and its snapshots (pool/views.py); changing it is staff-only
     "pool:curate", "pool:snapshot", "pool:snapshot_export", "pool:member_png",
+    # one's own API tokens (api/views.py): any logged-in user may have them
+    "api_tokens", "api_token_revoke",
 }
 # The model each non-admin `pk` route looks up.
 PK_MODELS = {
@@ -143,7 +151,15 @@ def routes() -> list[Route]:
     return list(walk(get_resolver(), (), ""))
 
 
-ROUTES = routes()
+API_PREFIX = "api/v1/"
+
+
+def is_api(route: Route) -> bool:
+    """A route of the HTTP API, swept by tests/test_api_access.py."""
+    return route.pattern.startswith(API_PREFIX)
+
+
+ROUTES = [route for route in routes() if not is_api(route)]
 
 _ROUTE_PARAM = re.compile(r"<(?:[^>:]+:)?(?P<name>\w+)>")
 _REGEX_PARAM = re.compile(r"\(\?P<(?P<name>\w+)>(?:[^()]|\([^()]*\))*\)")
@@ -258,6 +274,7 @@ def world(settings, tmp_path) -> World:
     job.archive.save("batch.zip", ContentFile(b"PK\x05\x06" + b"\0" * 18), save=True)
     RewardModel.objects.create(version=1, status=RewardModel.Status.DONE)
     Calibration.objects.create(snapshot=lab.snapshot, status=Calibration.Status.DONE)
+    token_create(user=other, name="the sweep's token")
     return World(curator, other, visitor, staff)
 
 
@@ -449,7 +466,7 @@ class TestCurator:
         """Accounts are made by staff; one outside the curator group sees renders and
         the home page (a login is all they check), and nothing else."""
         login_only = {"home", "logout", *PUBLIC, "sketches:render_detail",
-                      "sketches:render_png"}
+                      "sketches:render_png", "api_tokens", "api_token_revoke"}
         allowed, _, wrong, _ = _sweep_role(world.visitor, allowed=login_only, world=world)
         assert not wrong, "\n".join(wrong)
         assert set(allowed) == login_only

@@ -1,0 +1,92 @@
+"""Every refusal answers one JSON shape: {"detail": a sentence, "problems":
+[each thing to fix]}. A service's refusal (PoolError, RunError, a
+ValueError) carries the same words the pages show."""
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from ninja import Schema
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+
+from .auth import RoleRefused
+
+
+class ProblemOut(Schema):
+    """The body of every refusal."""
+
+    detail: str
+    problems: list[str]
+
+
+class Problem(Exception):
+    """An API refusal: `status`, a `detail` sentence and the `problems`."""
+
+    def __init__(self, status: int, detail: str, problems: list[str] | None = None):
+        super().__init__(detail)
+        self.status, self.detail = status, detail
+        self.problems = problems if problems is not None else [detail]
+
+
+def form_problems(errors) -> list[str]:
+    """A Django form's (or ValidationError's) errors as one line each."""
+    return [f"{'' if field == '__all__' else field + ': '}{' '.join(messages)}"
+            for field, messages in errors.items()]
+
+
+def _input_problems(errors: list[dict]) -> list[str]:
+    """Pydantic's errors as "where: what" lines: the field's path, without the
+    "body"/"query"/"path" it came in nor the endpoint's name for a whole body
+    ("value", not "body.data.value")."""
+    lines = []
+    for error in errors:
+        loc = tuple(error.get("loc", ()))
+        where = ".".join(str(part) for part in (loc[2:] if len(loc) > 2 else loc[1:])) \
+            or "body"
+        lines.append(f"{where}: {error.get('msg', 'invalid')}")
+    return lines
+
+
+def install(api) -> None:
+    def answer(request, status: int, detail: str, problems: list[str]):
+        return api.create_response(request, {"detail": detail, "problems": problems},
+                                   status=status)
+
+    @api.exception_handler(Problem)
+    def problem(request, exc: Problem):
+        return answer(request, exc.status, exc.detail, exc.problems)
+
+    @api.exception_handler(ValidationError)
+    def bad_input(request, exc: ValidationError):
+        return answer(request, 400, "The request is not valid.", _input_problems(exc.errors))
+
+    @api.exception_handler(DjangoValidationError)
+    def bad_model(request, exc: DjangoValidationError):
+        problems = form_problems(exc.message_dict) if hasattr(exc, "error_dict") \
+            else list(exc.messages)
+        return answer(request, 400, "The request is not valid.", problems)
+
+    @api.exception_handler(AuthenticationError)
+    def unauthenticated(request, exc):
+        response = answer(request, 401, "Send a working API token: "
+                                        "Authorization: Bearer <token>.", ["no valid token"])
+        response["WWW-Authenticate"] = "Bearer"
+        return response
+
+    @api.exception_handler(RoleRefused)
+    def role(request, exc: RoleRefused):
+        return answer(request, 403, str(exc), [str(exc)])
+
+    @api.exception_handler(PermissionDenied)
+    def denied(request, exc):
+        detail = str(exc) or "You may not do this."
+        return answer(request, 403, detail, [detail])
+
+    @api.exception_handler(Http404)
+    def not_found(request, exc):
+        detail = str(exc) or "Not found."
+        return answer(request, 404, detail, [detail])
+
+    @api.exception_handler(HttpError)
+    def http_error(request, exc: HttpError):
+        return answer(request, exc.status_code, str(exc), [str(exc)])
