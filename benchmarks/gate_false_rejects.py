@@ -55,7 +55,8 @@ def main() -> None:
     honest += [(f"good/{p.name}", p.read_text(), 0)
                for p in sorted((SKETCHES / "good").glob("*.js"))]
     hybrids = [(f"hostile/{p.name}", p.read_text(), 0)
-               for p in sorted((SKETCHES / "hostile").glob("hybrid_*.js"))]
+               for pattern in ("hybrid_*.js", "callback_*.js")
+               for p in sorted((SKETCHES / "hostile").glob(pattern))]
     with RenderPool(RendererConfig(browsers=args.browsers)) as real:
         pool = RecordingPool(real)
         with ThreadPoolExecutor(max_workers=args.browsers) as workers:

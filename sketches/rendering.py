@@ -28,7 +28,9 @@ UNAVAILABLE = "unavailable"
 #    (the same for windowWidth, innerWidth, screen; media queries and CSS units
 #    now see the small page)
 # 6: p5.brush's blend shader squares by products (RendererConfig.lean_blend)
-HARNESS_VERSION = 6
+# 7: paint credited to p5.brush only where its own programs drew it (sketch code
+#    the library calls back draws plain paint)
+HARNESS_VERSION = 7
 
 
 @dataclass(frozen=True)

@@ -465,3 +465,34 @@ class TestHonestRoutes:
         }"""
         outcome = render_text(render_pool, code, seed=2)
         assert outcome.status == "ok", outcome.report()
+
+    def test_custom_field_tip_and_callbacks_that_only_answer_stay_ok(self, render_pool):
+        # Sketch code p5.brush calls back, drawing only where it is handed to
+        # (the tip on its buffer, the field in its array): the brush's paint.
+        code = """
+        function setup() {
+          createCanvas(200, 200, WEBGL);
+          background("#f6f1e8");
+          brush.addField("swirl", (t, field) => {
+            for (let i = 0; i < field.length; i++) {
+              for (let j = 0; j < field[0].length; j++) field[i][j] = 40 * sin(i / 6 + j / 9);
+            }
+            return field;
+          });
+          brush.add("dots", {
+            type: "custom", weight: 4, vibration: 0.3, opacity: 120, spacing: 1.5,
+            pressure: [0.8, 1.2],
+            tip: (surface) => { surface.fill(0); surface.circle(0, 0, 6); },
+          });
+          const x = { valueOf() { return -80; } };
+          const ink = { toString() { return "#2b3a55"; } };
+          brush.field("swirl");
+          brush.set("dots", ink, 1);
+          for (let i = 0; i < 8; i++) brush.flowLine(x, -70 + i * 18, 150, 0);
+          brush.noField();
+          brush.fill("#c8432b", 70);
+          brush.polygon([[-60, 40], [60, 40], [0, 95]]);
+        }"""
+        outcome = render_text(render_pool, code, seed=4)
+        assert outcome.status == "ok", outcome.report()
+        assert outcome.paint_fraction > 0.01

@@ -394,10 +394,50 @@
     state.leanBlends += 1;
     return out;
   };
-  const shaderSource = WebGL2RenderingContext.prototype.shaderSource;
-  if (cfg.leanBlend) {
-    lock(WebGL2RenderingContext.prototype, "shaderSource", function shaderSource_(shader, source) {
-      return apply(shaderSource, this, [shader, leanBlend(source)]);
+  // Which programs are p5.brush's own, for the paint ledger: a shader whose
+  // source is one of the library's GLSL literals (cfg.brushShaders, read from
+  // its build by libraries.shader_sources) is the library's; a program is
+  // the library's when, as linked, every shader attached to it is. Sources
+  // are compared as the library wrote them (before the lean blend) and
+  // without whitespace: p5 puts a line break before main().
+  const charCodeAt = String.prototype.charCodeAt;
+  const stringLength = (text) => text.length;  // a primitive's own length: not patchable
+  const squeeze = (text) => {
+    let out = "";
+    for (let i = 0; i < stringLength(text); i += 1) {
+      const code = apply(charCodeAt, text, [i]);
+      if (code > 32) out += text[i];
+    }
+    return out;
+  };
+  const brushShaderTexts = create(null);
+  for (const text of cfg.brushShaders) brushShaderTexts[squeeze(text)] = true;
+  const brushShaders = new WeakSet();
+  const brushPrograms = new WeakSet();
+  const weakSetDelete = WeakSet.prototype.delete;
+  for (const proto of [WebGLRenderingContext.prototype, WebGL2RenderingContext.prototype]) {
+    const shaderSource = proto.shaderSource;
+    const linkProgram = proto.linkProgram;
+    const getAttachedShaders = proto.getAttachedShaders;
+    const lean = cfg.leanBlend && proto === WebGL2RenderingContext.prototype;
+    lock(proto, "shaderSource", function shaderSource_(shader, source) {
+      const text = typeof source === "string" ? source : String(source);
+      const mine = squeeze(text) in brushShaderTexts;
+      apply(shaderSource, this, [shader, lean ? leanBlend(text) : text]);
+      // Only once the browser took the source for this shader object.
+      try { apply(mine ? weakSetAdd : weakSetDelete, brushShaders, [shader]); } catch (e) { /* not an object */ }
+    });
+    lock(proto, "linkProgram", function linkProgram_(program) {
+      apply(linkProgram, this, [program]);
+      let mine = false;
+      try {
+        const shaders = apply(getAttachedShaders, this, [program]);
+        mine = !!shaders && shaders.length > 0;
+        for (let i = 0; shaders && i < shaders.length; i += 1) {
+          if (!apply(weakSetHas, brushShaders, [shaders[i]])) mine = false;
+        }
+        apply(mine ? weakSetAdd : weakSetDelete, brushPrograms, [program]);
+      } catch (e) { /* not a program: the browser said so above */ }
     });
   }
 
@@ -474,7 +514,8 @@
   // an OffscreenCanvas). The traps count once run() has started: the
   // libraries loading are trusted. p5.brush itself draws no text, decodes no
   // image (unless a sketch hands it one as a brush tip) and makes no WebGL
-  // context of its own (checked against its source, p5.brush 2.2.2).
+  // context of its own (checked against its source, p5.brush 2.2.2). On the
+  // main canvas it draws only with its own programs (its blend pass).
   const running = () => state.phase !== "loaded";
   const outsideBrush = () => running() && brushDepth === 0;
   const getterOf = (proto, prop) => Object.getOwnPropertyDescriptor(proto, prop).get;
@@ -575,6 +616,7 @@
   // or createGraphics() (a canvas or OffscreenCanvas of the sketch's own).
   // On the main canvas, every draw is also told to the paint ledger below.
   const DRAW_FRAMEBUFFER_BINDING = 0x8CA6;
+  const CURRENT_PROGRAM = 0x8B8D;
   const getParameter1 = WebGLRenderingContext.prototype.getParameter;
   const getParameter2 = WebGL2RenderingContext.prototype.getParameter;
   const DRAWS = ["drawArrays", "drawElements", "drawArraysInstanced", "drawElementsInstanced",
@@ -587,7 +629,10 @@
     }
     if (gl !== mainContext) return;
     const getParameter = mainIsWebGL2 ? getParameter2 : getParameter1;
-    if (apply(getParameter, gl, [DRAW_FRAMEBUFFER_BINDING]) === null) ledgerDraw();
+    if (apply(getParameter, gl, [DRAW_FRAMEBUFFER_BINDING]) !== null) return;
+    // clear() and blitFramebuffer() run no program: never the brush's.
+    const shaded = name !== "clear" && name !== "blitFramebuffer";
+    ledgerDraw(shaded && apply(weakSetHas, brushPrograms, [apply(getParameter, gl, [CURRENT_PROGRAM])]));
   };
   for (const proto of webgl) {
     for (const name of DRAWS) {
@@ -623,10 +668,11 @@
   }
 
   // The paint ledger: who laid the paint on the main canvas. Every draw that
-  // reaches the main canvas's own framebuffer is made by p5.brush (inside a
-  // brush call or the library's end-of-frame hooks), by background()/clear(),
-  // or by anything else (plain p5 shapes, image() of a buffer or texture,
-  // pixel writes, raw WebGL on drawingContext). Where the author changes,
+  // reaches the main canvas's own framebuffer is made by p5.brush (one of its
+  // own programs, inside a brush call or the library's end-of-frame hooks;
+  // see author()), by background()/clear(), or by anything else (plain p5
+  // shapes, image() of a buffer or texture, pixel writes, raw WebGL on
+  // drawingContext, whoever's code asked for it). Where the author changes,
   // the canvas is read and each pixel's change is credited to the author of
   // the draws since the last read; a background that is not one flat colour
   // counts as plain. A background that leaves the canvas one colour is the
@@ -650,9 +696,15 @@
   ledger.gl = null;
   ledger.author = 0;  // of the draws since the last read; 0: none
   ledger.reads = 0;
-  const author = () => (brushDepth > 0 ? BRUSH : backgroundDepth > 0 ? BACKGROUND : PLAIN);
-  const ledgerDraw = () => {
-    const now = author();
+  // A draw is the brush's when p5.brush is at work (a brush call or its
+  // end-of-frame hooks) and the program drawing is one of its own: plain p5
+  // run from sketch code the library calls back meanwhile (an argument's
+  // valueOf(), a colour's toString(), a getter, a field generator, a tip)
+  // draws with p5's programs, and is plain.
+  const author = (brushProgram) => (brushDepth > 0 && brushProgram ? BRUSH
+    : backgroundDepth > 0 ? BACKGROUND : PLAIN);
+  const ledgerDraw = (brushProgram) => {
+    const now = author(brushProgram);
     if (ledger.author === now) return;
     if (ledger.author === 0) { ledger.author = now; return; }
     if (ledger.reads >= MAX_READS) {

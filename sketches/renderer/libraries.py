@@ -64,3 +64,29 @@ def load_p5(node_modules: Path) -> Library:
 
 def load_brush(node_modules: Path) -> Library:
     return _load(node_modules, *BRUSH)
+
+
+QUOTES = "\"'`"
+
+
+def shader_sources(library: Library) -> tuple[str, ...]:
+    """The GLSL sources written into a library's build: each string literal
+    holding a `void main`. GLSL has no quote characters, so the literal is the
+    quote-free stretch around it (no JavaScript parser needed); one with a
+    template substitution is skipped. The harness credits paint to p5.brush
+    only where a program linked from these sources drew it (harness.js, "The
+    paint ledger"), so a literal missed here makes the ledger stricter, never
+    looser."""
+    text = library.source.decode("ascii", "replace")
+    found: list[str] = []
+    at = text.find("void main")
+    while at >= 0:
+        start = max(text.rfind(q, 0, at) for q in QUOTES)
+        end = text.find(text[start], at) if start >= 0 else -1
+        body = text[start + 1:end] if end > 0 else ""
+        if body and "${" not in body and not any(q in body for q in QUOTES):
+            source = body.encode("ascii").decode("unicode_escape")
+            if source not in found:
+                found.append(source)
+        at = text.find("void main", max(at + 1, end))
+    return tuple(found)

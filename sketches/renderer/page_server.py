@@ -17,7 +17,7 @@ from importlib import resources
 
 from ..brush_api import BRUSH_PAINT_METHODS, PLAIN_PRIMITIVES
 from .config import RendererConfig
-from .libraries import load_brush, load_p5
+from .libraries import load_brush, load_p5, shader_sources
 
 PAGE_PATH = "/sandbox"
 # The seed Math.random starts from while the libraries load; run() re-seeds.
@@ -69,6 +69,7 @@ def harness_script(config: RendererConfig, nonce: str | None = None,
         "silenceConsole": silence_console,
         "cpuFillMasks": config.cpu_fill_masks,
         "leanBlend": config.lean_blend,
+        "brushShaders": list(shader_sources(load_brush(config.library_dir))),
     }
     nonce_attr = f' nonce="{html.escape(nonce)}"' if nonce else ""
     return (f'<script{nonce_attr} data-config="{html.escape(json.dumps(harness_config))}">'
