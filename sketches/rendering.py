@@ -29,7 +29,8 @@ UNAVAILABLE = "unavailable"
 #    now see the small page)
 # 6: p5.brush's blend shader squares by products (RendererConfig.lean_blend)
 # 7: paint credited to p5.brush only where its own programs drew it (sketch code
-#    the library calls back draws plain paint)
+#    the library calls back draws plain paint); a canvas over the pixel budget
+#    drawn at a lower pixel density instead of refused
 HARNESS_VERSION = 7
 
 
@@ -42,6 +43,9 @@ class RenderOutcome:
     png: bytes | None = field(default=None, repr=False)
     width: int = 0
     height: int = 0
+    # The main canvas's pixel density as drawn: the sketch's own, or lower
+    # where its buffer would not fit the pixel budget (harness.js, fitDensity).
+    pixel_density: float = 0.0
     paint_fraction: float | None = None
     brush_calls: int = 0
     brush_call_counts: dict[str, int] = field(default_factory=dict)
@@ -107,6 +111,7 @@ def render_text(pool: RenderPool, text: str, seed: int = 0) -> RenderOutcome:
         png=run.png,
         width=int(snap.get("width") or 0),
         height=int(snap.get("height") or 0),
+        pixel_density=_number(snap.get("pixelDensity")),
         paint_fraction=fraction,
         brush_calls=sum(counts.values()),
         brush_call_counts=counts,
@@ -118,3 +123,11 @@ def render_text(pool: RenderPool, text: str, seed: int = 0) -> RenderOutcome:
         draw_ms=round(run.draw_ms),
         renderer_version=version,
     )
+
+
+def _number(value) -> float:
+    """A number from the page's account; 0.0 for anything else."""
+    try:
+        return float(value or 0)
+    except (TypeError, ValueError):
+        return 0.0

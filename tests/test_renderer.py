@@ -496,3 +496,54 @@ class TestHonestRoutes:
         outcome = render_text(render_pool, code, seed=4)
         assert outcome.status == "ok", outcome.report()
         assert outcome.paint_fraction > 0.01
+
+
+def png_size(outcome) -> tuple[int, int]:
+    with Image.open(io.BytesIO(outcome.png)) as img:
+        return img.size
+
+
+class TestPixelBudget:
+    """The budget bounds device pixels (max_canvas_side squared), not CSS size."""
+
+    @staticmethod
+    def sketch(size: str, density: str = "") -> str:
+        return f"""
+        function setup() {{
+          createCanvas({size}, WEBGL);
+          {density}
+          background("#f6f1e8");
+          brush.set("HB", "#222", 3);
+          brush.line(-width / 3, -height / 3, width / 3, height / 3);
+          brush.line(-width / 3, height / 3, width / 3, -height / 3);
+        }}"""
+
+    def test_a_canvas_sized_for_a_screen_is_drawn_whole_at_a_lower_density(self, render_pool):
+        outcome = render_text(render_pool, self.sketch("1360, 1800"), seed=0)
+        assert outcome.status == "ok", outcome.report()
+        assert (outcome.width, outcome.height) == (1360, 1800)
+        budget = render_pool.config.max_canvas_side ** 2
+        w, h = png_size(outcome)
+        assert w * h <= budget
+        assert 0 < outcome.pixel_density < 1
+        # The whole sketch, scaled (p5 rounds the buffer's sides down).
+        assert abs(w - 1360 * outcome.pixel_density) < 1
+        assert abs(h - 1800 * outcome.pixel_density) < 1
+
+    def test_a_small_canvas_keeps_the_density_it_asks_for(self, render_pool):
+        outcome = render_text(render_pool, self.sketch("100, 80", "pixelDensity(8);"), seed=0)
+        assert outcome.status == "ok", outcome.report()
+        assert outcome.pixel_density == 8
+        assert png_size(outcome) == (800, 640)
+
+    def test_a_density_asked_past_the_budget_is_held_to_it(self, render_pool):
+        outcome = render_text(render_pool, self.sketch("400, 300", "pixelDensity(8);"), seed=0)
+        assert outcome.status == "ok", outcome.report()
+        w, h = png_size(outcome)
+        assert w * h <= render_pool.config.max_canvas_side ** 2
+        assert 1 < outcome.pixel_density < 8
+
+    def test_a_canvas_that_fits_at_no_allowed_density_is_refused_saying_so(self, render_pool):
+        outcome = render_text(render_pool, self.sketch("5000, 5000"), seed=0)
+        assert "canvas_too_large" in outcome.violations, outcome.report()
+        assert "even at pixel density" in outcome.details["canvas_too_large"]

@@ -196,6 +196,21 @@
   const NativeDate = Date;
   clockWork();
 
+  // The highest pixel density, at most `wanted`, at which a w x h canvas's
+  // buffer fits the pixel budget (cfg.maxCanvasPixels in all, cfg.maxBufferSide
+  // a side), rounded down to a thousandth; NaN for a size that is no number.
+  const mathSqrt = Math.sqrt;
+  const mathFloor = Math.floor;
+  const fitDensity = (w, h, wanted) => {
+    const area = w * h;
+    if (!(area >= 0 && area < Infinity)) return NaN;
+    const side = w > h ? w : h;
+    let d = wanted;
+    if (area * d * d > cfg.maxCanvasPixels) d = mathSqrt(cfg.maxCanvasPixels / area);
+    if (side * d > cfg.maxBufferSide) d = cfg.maxBufferSide / side;
+    return d === wanted ? d : mathFloor(d * 1000) / 1000;
+  };
+
   // The window a sketch sees is a square of cfg.maxCanvasSide (the largest
   // canvas allowed), whatever the page's real size: the renderer's viewport is kept
   // small (config.py, DEFAULT_VIEWPORT_SIDE) and the editor's preview is a frame of
@@ -231,6 +246,7 @@
   state.webgl = null;
   state.width = 0;
   state.height = 0;
+  state.pixelDensity = 0;  // of the main canvas, as p5 drew it
   state.drawMs = 0;
   state.errors = create(null);   // index -> message
   state.errorCount = 0;
@@ -469,6 +485,7 @@
     try {
       state.width = Number(p.width) || 0;
       state.height = Number(p.height) || 0;
+      state.pixelDensity = Number(p.pixelDensity()) || 0;
     } catch (e) { /* tampered: the hooks' reading stands */ }
   };
   const finish = () => {
@@ -1032,6 +1049,15 @@
         return apply(original, this, args);
       });
     }
+    // The pixel budget bounds device pixels, not CSS size (a canvas sized for
+    // a 1,360 px screen is an honest one): a canvas or buffer whose buffer
+    // would be larger is drawn at the highest pixel density that fits
+    // (fitDensity), and only one that would need a density below
+    // cfg.minPixelDensity is refused. pixelDensity() asks are held to the same.
+    const densityOf = (p) => {
+      try { const d = Number(apply(nativePixelDensity, p, [])); return d > 0 ? d : 1; } catch (e) { return 1; }
+    };
+    const nativePixelDensity = proto.pixelDensity;
     const guardSize = (name) => {
       const original = proto[name];
       lock(name, function (w, h, ...rest) {
@@ -1039,23 +1065,48 @@
         // small to this check and huge to p5 got a 20000 px canvas allocated.
         if (w != null) w = Number(w);
         if (h != null) h = Number(h);
-        if (typeof w === "number" && !(w * h <= cfg.maxCanvasPixels) || w > cfg.maxCanvasSide || h > cfg.maxCanvasSide) {
-          violate("canvas_too_large", `${w}x${h}`);
+        // p5 makes a canvas at the density it chooses (the display's, for
+        // a main canvas) and the sketch's later pixelDensity() is held to the
+        // budget, so the fit is applied once p5 has made it: never below
+        // cfg.minPixelDensity, so the canvas made first is at most
+        // 1 / minPixelDensity^2 times the budget.
+        const wanted = name === "createGraphics" ? densityOf(this) : 1;
+        const fit = typeof w === "number" ? fitDensity(w, typeof h === "number" ? h : w, wanted) : wanted;
+        if (!(fit >= cfg.minPixelDensity)) {
+          violate("canvas_too_large", `${w}x${h}: its buffer would not fit ${cfg.maxCanvasPixels} `
+            + `device pixels (${cfg.maxBufferSide} a side) even at pixel density ${cfg.minPixelDensity}`);
           throw new Error(`paintrl sandbox: canvas ${w}x${h} is larger than allowed`);
-        }
-        if (name === "resizeCanvas") {
-          try { return apply(original, this, [w, h, ...rest]); } finally { noteSize(this); }
         }
         if (name === "createGraphics") {
           makingGraphics += 1;
-          try { return apply(original, this, [w, h, ...rest]); } finally { makingGraphics -= 1; }
+          let buffer;
+          try { buffer = apply(original, this, [w, h, ...rest]); } finally { makingGraphics -= 1; }
+          if (fit < wanted && buffer && typeof buffer.pixelDensity === "function") {
+            makingGraphics += 1;
+            try { buffer.pixelDensity(fit); } finally { makingGraphics -= 1; }
+          }
+          return buffer;
+        }
+        const fitted = (p) => {
+          const d = densityOf(p);
+          const fits = fitDensity(Number(p.width) || 1, Number(p.height) || 1, d);
+          if (fits < d) apply(nativePixelDensity, p, [fits]);
+        };
+        if (name === "resizeCanvas") {
+          try {
+            const result = apply(original, this, [w, h, ...rest]);
+            fitted(this);
+            return result;
+          } finally { noteSize(this); }
         }
         if (name !== "createCanvas") return apply(original, this, [w, h, ...rest]);
         // A new canvas replaces the last: look for its context afresh.
         creatingCanvas += 1;
         mainCanvas = null;
         try {
-          return apply(original, this, [w, h, ...rest]);
+          const result = apply(original, this, [w, h, ...rest]);
+          fitted(this);
+          return result;
         } finally {
           creatingCanvas -= 1;
           state.webgl = mainCanvas !== null && mainIsWebGL;
@@ -1063,6 +1114,20 @@
         }
       });
     };
+    for (const target of [proto, window.p5.Graphics && window.p5.Graphics.prototype]) {
+      const native = target && target.pixelDensity;
+      if (typeof native !== "function") continue;
+      defineProperty(target, "pixelDensity", {
+        value: function pixelDensity(value, ...rest) {
+          if (value === undefined) return apply(native, this, [value, ...rest]);
+          let d = Number(value);
+          if (d > 0) d = fitDensity(Number(this.width) || 1, Number(this.height) || 1, d);
+          return apply(native, this, [d, ...rest]);
+        },
+        writable: false,
+        configurable: false,
+      });
+    }
     guardSize("createCanvas");
     guardSize("resizeCanvas");
     guardSize("createGraphics");
@@ -1075,8 +1140,7 @@
       };
       lifecycles.postsetup = function () {
         state.webgl = mainCanvas !== null && mainIsWebGL;
-        state.width = this.width;
-        state.height = this.height;
+        noteSize(this);
         state.hasDraw = typeof window.draw === "function";
         state.phase = "setup_done";
         // With draw(), p5 runs it once even after noLoop() in setup(), so
@@ -1088,8 +1152,7 @@
       };
       lifecycles.postdraw = function () {
         state.frames += 1;
-        state.width = this.width;
-        state.height = this.height;
+        noteSize(this);
         if (!this._loop || state.frames >= cfg.maxFrames) {
           closeLedger();
           finish();

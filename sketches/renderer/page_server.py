@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 
 from ..brush_api import BRUSH_PAINT_METHODS, PLAIN_PRIMITIVES
-from .config import RendererConfig
+from .config import MAX_BUFFER_SIDE, MIN_PIXEL_DENSITY, RendererConfig
 from .libraries import load_brush, load_p5, shader_sources
 
 PAGE_PATH = "/sandbox"
@@ -63,6 +63,8 @@ def harness_script(config: RendererConfig, nonce: str | None = None,
         "maxFrames": config.max_frames,
         "maxCanvasSide": config.max_canvas_side,
         "maxCanvasPixels": config.max_canvas_side ** 2,
+        "maxBufferSide": MAX_BUFFER_SIDE,
+        "minPixelDensity": MIN_PIXEL_DENSITY,
         "brushPaintMethods": sorted(BRUSH_PAINT_METHODS),
         "plainPrimitives": list(PLAIN_PRIMITIVES),
         "nonce": nonce,

@@ -70,7 +70,8 @@ class Command(BaseCommand):
         fraction = "-" if outcome.paint_fraction is None else f"{outcome.paint_fraction:.3f}"
         self.stdout.write(
             f"paint {fraction}, brush calls {outcome.brush_calls}, "
-            f"{outcome.width}x{outcome.height}, {outcome.elapsed_ms} ms"
+            f"{outcome.width}x{outcome.height} at pixel density {outcome.pixel_density:g}, "
+            f"{outcome.elapsed_ms} ms"
         )
         if out and outcome.png:
             self.stdout.write(f"wrote {out}")
