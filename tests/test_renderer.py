@@ -547,3 +547,29 @@ class TestPixelBudget:
         outcome = render_text(render_pool, self.sketch("5000, 5000"), seed=0)
         assert "canvas_too_large" in outcome.violations, outcome.report()
         assert "even at pixel density" in outcome.details["canvas_too_large"]
+
+
+class TestSketchNames:
+    """A sketch's own names behave as in a plain page: declaring what p5, the
+    page or the harness also defines neither breaks the harness nor p5."""
+
+    def test_names_shadowing_p5_and_the_page_render_and_p5_keeps_working(self, render_pool):
+        code = """
+        function red() { return "#c8432b"; }
+        function random(a, b) { return (a + b) / 2; }
+        function open() { return 1; }
+        function alert() {}
+        let innerWidth = 5;
+        let status = "drawing";
+        var height = 7;
+        function setup() {
+          createCanvas(200, 160, WEBGL);
+          background("#f6f1e8");
+          brush.set("HB", red(), 2);
+          for (let i = 0; i < 5; i++) brush.line(-80, -60 + i * 30, 80, random(-70, -50) + i * 30);
+          if (open() !== 1 || innerWidth !== 5 || height !== 7) throw new Error("names not the sketch's");
+        }"""
+        outcome = render_text(render_pool, code, seed=0)
+        assert outcome.status == "ok", outcome.report()
+        # p5's own code kept its own names: the canvas is the size asked for.
+        assert (outcome.width, outcome.height) == (200, 160)

@@ -92,14 +92,20 @@
     }
     return frameMs;
   };
+  // Fixed on the browser's prototypes, where a sketch would reach past a
+  // replacement to the native. On window itself a name stays the sketch's to
+  // declare or assign (`function open()`, `let innerWidth`, as in a plain
+  // page, where these names are configurable): the native lived only in that
+  // property, so replacing or deleting ours reaches nothing.
   const lock = (target, name, value) => {
+    const own = target === window;
     try {
-      defineProperty(target, name, { value, writable: false, configurable: false });
+      defineProperty(target, name, { value, writable: own, configurable: own });
     } catch (e) { /* absent or fixed in this browser */ }
   };
   const lockGetter = (target, name, get) => {
     try {
-      defineProperty(target, name, { get, configurable: false });
+      defineProperty(target, name, { get, configurable: target === window });
     } catch (e) { /* absent or fixed in this browser */ }
   };
   const clockWork = () => {
@@ -951,13 +957,19 @@
   // APIs a painting has no use for. Each records its violation and throws, so
   // the sketch fails loudly instead of silently depending on the outside.
   // Armed in run(), after the (trusted) libraries have loaded.
+  // On window, assigning the name makes it the sketch's own variable
+  // (`var open = ...`): only reading the native is a violation.
   const forbid = (target, name, violation) => {
     const trap = function () {
       violate(violation, name);
       throw new Error(`paintrl sandbox: ${name} is not allowed`);
     };
+    const own = target === window;
+    const shadow = function (value) {
+      defineProperty(window, name, { value, writable: true, enumerable: true, configurable: true });
+    };
     try {
-      defineProperty(target, name, { get: trap, set: trap, configurable: false });
+      defineProperty(target, name, { get: trap, set: own ? shadow : trap, configurable: own });
     } catch (e) { /* already non-configurable: CSP and the Python side still see it */ }
   };
   const arm = () => {
@@ -1230,7 +1242,34 @@
         if (typeof window[name] === "function") window[name] = guardEntry(window[name]);
       } catch (e) { /* made read-only by the sketch: left as it is */ }
     }
-    new window.p5();
+    startP5();
+  };
+
+  // p5's global mode defines each of its names on window (p5 2.2
+  // createBindGlobal); a name the sketch declared itself (`function red()`,
+  // a top-level `var`) is a non-configurable property there, and p5's
+  // Object.defineProperty threw "Cannot redefine property" out of the
+  // harness. While p5 starts, such a name is left to the sketch, as p5 1.x's
+  // global mode and a plain page leave it: the sketch's code calls its own
+  // red(), p5's code calls its own (p5 reads its instance, not window).
+  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const startP5 = () => {
+    const before = Object.defineProperty;
+    const tolerant = function defineProperty_(target, key, descriptor) {
+      if (target === window) {
+        const own = getOwnPropertyDescriptor(window, key);
+        if (own && !own.configurable) return target;
+      }
+      return apply(before, Object, [target, key, descriptor]);
+    };
+    defineProperty(Object, "defineProperty", { value: tolerant, writable: true, configurable: true });
+    try {
+      new window.p5();
+    } finally {
+      if (Object.defineProperty === tolerant) {
+        defineProperty(Object, "defineProperty", { value: before, writable: true, configurable: true });
+      }
+    }
   };
 
   const snapshot = () => {
