@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from . import gate
-from .code_text import extract_code
+from .brush_api import detect_brush_version
+from .code_text import brush_member_names, extract_code
 from .renderer.config import RendererConfig
+from .renderer.libraries import BRUSH_VERSIONS
 from .renderer.paint import paint_fraction
 from .renderer.pool import RenderPool
 
@@ -58,6 +60,10 @@ class RenderOutcome:
     elapsed_ms: int = 0
     draw_ms: int = 0
     renderer_version: str = ""
+    # The p5.brush version rendered with ("1" or "2") and the libraries it
+    # loaded ({"p5": "2.2.3", "p5.brush": "2.2.2"}).
+    brush_version: str = ""
+    libraries: dict[str, str] = field(default_factory=dict)
 
     def report(self) -> dict:
         """The JSON-friendly account (no pixels) that tools rely on."""
@@ -81,18 +87,40 @@ def renderer_version(pool: RenderPool) -> str:
     return renderer_version_of(pool.library_versions, pool.config)
 
 
-def render_text(pool: RenderPool, text: str, seed: int = 0) -> RenderOutcome:
+# `brush` for render_text: the version named, or AUTO_BRUSH for the one the
+# sketch's calls are written for (brush_api.detect_brush_version).
+AUTO_BRUSH = "auto"
+BRUSH_CHOICES = (AUTO_BRUSH, *BRUSH_VERSIONS)
+
+
+def brush_version_for(code: str, brush: str = AUTO_BRUSH) -> str:
+    """The p5.brush version to render `code` with: `brush` itself, or for
+    AUTO_BRUSH the one its calls are written for."""
+    if brush == AUTO_BRUSH:
+        return detect_brush_version(brush_member_names(code))
+    if brush not in BRUSH_VERSIONS:
+        raise ValueError(f"unknown p5.brush version {brush!r}: one of {', '.join(BRUSH_CHOICES)}")
+    return brush
+
+
+def render_text(pool: RenderPool, text: str, seed: int = 0,
+                brush: str = AUTO_BRUSH) -> RenderOutcome:
+    """`brush`: which p5.brush to render with (BRUSH_CHOICES): "2", "1", or
+    "auto" (the default), the version the sketch's calls are written for."""
     version = renderer_version(pool)
     code = extract_code(text)
     if code is None:
         return RenderOutcome(REJECTED, [gate.NO_CODE],
                              {gate.NO_CODE: "no sketch found in the text"},
                              renderer_version=version)
-    static = gate.static_violations(code)
-    run = pool.render(code, seed)
+    brush = brush_version_for(code, brush)
+    libraries = dict(pool.libraries[brush])
+    static = gate.static_violations(code, brush)
+    run = pool.render(code, seed, brush)
     if run.unavailable:
         return RenderOutcome(UNAVAILABLE, [], {}, [run.unavailable],
-                             elapsed_ms=run.elapsed_ms, renderer_version=version)
+                             elapsed_ms=run.elapsed_ms, renderer_version=version,
+                             brush_version=brush, libraries=libraries)
     fraction = paint_fraction(run.png) if run.png else None
     runtime = gate.runtime_violations(run, fraction, pool.config.blank_floor,
                                       deadline_s=pool.config.deadline_s)
@@ -122,6 +150,8 @@ def render_text(pool: RenderPool, text: str, seed: int = 0) -> RenderOutcome:
         elapsed_ms=run.elapsed_ms,
         draw_ms=round(run.draw_ms),
         renderer_version=version,
+        brush_version=brush,
+        libraries=libraries,
     )
 
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 from PIL import Image, ImageChops
 
-from sketches.brush_api import BRUSH_METHODS
+from sketches.brush_api import BRUSH_1_METHODS, BRUSH_METHODS
 from sketches.painter import paint
 from sketches.renderer import RenderPool
 from sketches.renderer.fidelity import MEAN_LEVELS_MAX, OFF_SHARE_MAX, picture_difference
@@ -284,16 +284,21 @@ class TestBrushApi:
         # A sketch that writes the library's own method list into an unknown
         # call's name would be silly; instead read it through a plain render:
         # the harness counts every call, so call each known method's typeof.
+        # The difference both ways, so the message stays short.
         probe = """
         function setup() {
           createCanvas(60, 60, WEBGL);
           brush.set("HB", "#000", 1); brush.line(-20, -20, 20, 20);
-          throw new Error("KEYS:" + JSON.stringify(Object.keys(brush).sort()));
+          const listed = EXPECTED;
+          const keys = Object.keys(brush);
+          throw new Error("KEYS:" + JSON.stringify([keys.filter((k) => !listed.includes(k)),
+                                                    listed.filter((k) => !keys.includes(k))]));
         }"""
-        outcome = render_text(render_pool, probe)
-        message = next(e for e in outcome.errors if "KEYS:" in e)
-        keys = json.loads(message.split("KEYS:", 1)[1])
-        assert set(keys) == BRUSH_METHODS
+        for brush, methods in (("2", BRUSH_METHODS), ("1", BRUSH_1_METHODS)):
+            code = probe.replace("EXPECTED", json.dumps(sorted(methods)))
+            outcome = render_text(render_pool, code, brush=brush)
+            message = next(e for e in outcome.errors if "KEYS:" in e)
+            assert json.loads(message.split("KEYS:", 1)[1]) == [[], []], brush
 
 
 class TestPoolRecovery:
@@ -567,9 +572,62 @@ class TestSketchNames:
           background("#f6f1e8");
           brush.set("HB", red(), 2);
           for (let i = 0; i < 5; i++) brush.line(-80, -60 + i * 30, 80, random(-70, -50) + i * 30);
-          if (open() !== 1 || innerWidth !== 5 || height !== 7) throw new Error("names not the sketch's");
+          if (open() !== 1 || innerWidth !== 5 || height !== 7) throw new Error("not its names");
         }"""
         outcome = render_text(render_pool, code, seed=0)
         assert outcome.status == "ok", outcome.report()
         # p5's own code kept its own names: the canvas is the size asked for.
         assert (outcome.width, outcome.height) == (200, 160)
+
+
+# A p5.brush 1.x sketch: push()/rotate()/pop(), setHatch() and reBlend() are
+# not in 2.x.
+BRUSH_1_SKETCH = """
+function setup() {
+  createCanvas(200, 160, WEBGL);
+  angleMode(DEGREES);
+  background("#f6f1e8");
+  brush.push();
+  brush.rotate(8);
+  brush.set("HB", "#222", 1.5);
+  for (let i = 0; i < 6; i++) brush.line(-80, -60 + i * 22, 80, -55 + i * 22);
+  brush.pop();
+  brush.setHatch("HB", "#2b5fc8", 1);
+  brush.hatch(6, 45);
+  brush.noStroke();
+  brush.rect(-70, 20, 80, 50);
+  brush.reBlend();
+}
+"""
+
+
+class TestBrushVersions:
+    """p5.brush 1.x sketches render with p5.brush 1.x and its p5 1.x; 2.x stays
+    the default; the report names the libraries used."""
+
+    def test_a_brush_1_sketch_is_detected_and_rendered_with_brush_1(self, render_pool):
+        outcome = render_text(render_pool, BRUSH_1_SKETCH, seed=0)
+        assert outcome.status == "ok", outcome.report()
+        assert outcome.brush_version == "1"
+        assert outcome.libraries["p5.brush"].startswith("1.")
+        assert outcome.libraries["p5"].startswith("1.")
+        assert outcome.report()["libraries"] == outcome.libraries
+
+    def test_a_brush_2_sketch_stays_on_brush_2(self, render_pool):
+        outcome = render_text(render_pool, LINES, seed=0)
+        assert outcome.status == "ok", outcome.report()
+        assert outcome.brush_version == "2"
+        assert outcome.libraries["p5.brush"].startswith("2.")
+
+    def test_asked_for_brush_2_a_brush_1_sketch_is_told_which_calls_are_not_there(self, render_pool):
+        outcome = render_text(render_pool, BRUSH_1_SKETCH, seed=0, brush="2")
+        assert "unknown_brush_method" in outcome.violations, outcome.report()
+        assert "not in p5.brush 2.x" in outcome.details["unknown_brush_method"]
+
+    def test_versions_alternate_on_the_same_browsers(self, render_pool):
+        # Tabs wait with the 2.x page; a 1.x sketch loads its page first.
+        for _ in range(2):
+            for text, brush in ((BRUSH_1_SKETCH, "1"), (LINES, "2")):
+                outcome = render_text(render_pool, text, seed=1)
+                assert outcome.status == "ok", outcome.report()
+                assert outcome.brush_version == brush

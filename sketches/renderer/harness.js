@@ -246,6 +246,7 @@
 
   const state = create(null);
   state.phase = "loaded";        // loaded -> running -> setup_done -> done
+  state.brushVersion = cfg.brushVersion;  // the p5.brush this page loaded
   state.frames = 0;
   state.looping = true;
   state.hasDraw = false;
@@ -304,10 +305,14 @@
         apply(weakSetAdd, p5Contexts, [ctx]);
         apply(weakSetAdd, p5Canvases, [this]);
       }
-      if (creatingCanvas > 0 && ctx && mainCanvas === null) {
+      const gl = kind === "webgl" || kind === "webgl2" || kind === "experimental-webgl";
+      // The first context createCanvas() makes, or a later WebGL one it makes
+      // after a WebGL one (p5 1.x makes a WEBGL canvas's context twice and
+      // keeps the second).
+      if (creatingCanvas > 0 && ctx && (mainCanvas === null || (mainIsWebGL && gl && ctx !== mainContext))) {
         mainCanvas = this;
         mainContext = ctx;
-        mainIsWebGL = kind === "webgl" || kind === "webgl2" || kind === "experimental-webgl";
+        mainIsWebGL = gl;
         mainIsWebGL2 = kind === "webgl2";
       }
       return ctx;
@@ -720,11 +725,12 @@
   ledger.author = 0;  // of the draws since the last read; 0: none
   ledger.reads = 0;
   // A draw is the brush's when p5.brush is at work (a brush call or its
-  // end-of-frame hooks) and the program drawing is one of its own: plain p5
+  // end-of-frame hooks) and the program drawing is one of its own (or, for
+  // p5.brush 1.x, the library's own p5 call made it: libraryHandle): plain p5
   // run from sketch code the library calls back meanwhile (an argument's
   // valueOf(), a colour's toString(), a getter, a field generator, a tip)
   // draws with p5's programs, and is plain.
-  const author = (brushProgram) => (brushDepth > 0 && brushProgram ? BRUSH
+  const author = (brushProgram) => (brushDepth > 0 && (brushProgram || libraryDepth > 0) ? BRUSH
     : backgroundDepth > 0 ? BACKGROUND : PLAIN);
   const ledgerDraw = (brushProgram) => {
     const now = author(brushProgram);
@@ -916,8 +922,10 @@
     for (const proto of [p5.prototype, ...protos("Graphics")]) {
       const original = proto.setAttributes;
       if (typeof original !== "function") continue;
-      const main = proto === p5.prototype;
       lock(proto, "setAttributes", function (...args) {
+        // p5 1.x copies p5.prototype's methods onto each p5.Graphics: only
+        // the sketch's instance replaces the main canvas.
+        const main = proto === p5.prototype && (this === instance || instance === null);
         const before = [mainCanvas, mainContext, mainIsWebGL, mainIsWebGL2];
         if (main) { creatingCanvas += 1; mainCanvas = null; } else makingGraphics += 1;
         try {
@@ -995,8 +1003,10 @@
     }
   };
 
+  let realBrush = null;
   const wrapBrush = () => {
     const real = window.brush;
+    realBrush = real;
     // Null-prototype lookups with `in`, not Sets: a sketch can patch
     // Set.prototype.has (seen: every name then looked known) but not these.
     const known = create(null);
@@ -1144,32 +1154,76 @@
     guardSize("resizeCanvas");
     guardSize("createGraphics");
 
-    window.p5.registerAddon((p5, fn, lifecycles) => {
-      lifecycles.presetup = function () {
-        instance = this;
-        this.randomSeed(cfg.seed);
-        this.noiseSeed(cfg.seed);
-      };
-      lifecycles.postsetup = function () {
-        state.webgl = mainCanvas !== null && mainIsWebGL;
-        noteSize(this);
-        state.hasDraw = typeof window.draw === "function";
-        state.phase = "setup_done";
-        // With draw(), p5 runs it once even after noLoop() in setup(), so
-        // postdraw captures; finishing here would capture an empty canvas.
-        if (!state.hasDraw) {
-          closeLedger();
-          finish();
+    const presetup = (p) => {
+      instance = p;
+      p.randomSeed(cfg.seed);
+      p.noiseSeed(cfg.seed);
+      if (cfg.brushVersion === "1") apply(realBrush.instance, realBrush, [libraryHandle(p)]);
+    };
+    const postsetup = (p) => {
+      state.webgl = mainCanvas !== null && mainIsWebGL;
+      noteSize(p);
+      state.hasDraw = typeof window.draw === "function";
+      state.phase = "setup_done";
+      // With draw(), p5 runs it once even after noLoop() in setup(), so
+      // postdraw captures; finishing here would capture an empty canvas.
+      if (!state.hasDraw) {
+        closeLedger();
+        finish();
+      }
+    };
+    const postdraw = (p) => {
+      state.frames += 1;
+      noteSize(p);
+      if (!p._loop || state.frames >= cfg.maxFrames) {
+        closeLedger();
+        finish();
+      }
+    };
+    if (typeof window.p5.registerAddon === "function") {
+      window.p5.registerAddon((p5, fn, lifecycles) => {
+        lifecycles.presetup = function () { presetup(this); };
+        lifecycles.postsetup = function () { postsetup(this); };
+        lifecycles.postdraw = function () { postdraw(this); };
+      });
+    } else {
+      // p5 1.x: registered methods, called on window in global mode.
+      const P = window.p5;
+      const self = () => P.instance;
+      P.prototype.registerMethod("beforeSetup", function () { presetup(self()); });
+      P.prototype.registerMethod("afterSetup", function () { postsetup(self()); });
+      P.prototype.registerMethod("post", function () { postdraw(self()); });
+    }
+  };
+
+  // p5.brush 1.x lays its strokes on the canvas with p5's own calls (image()
+  // of its mask) on the p5 instance it was given, where 2.x uses its own
+  // programs. It is given this handle on the instance: a drawing call made
+  // through it is the library's (libraryDepth, see author()), while sketch
+  // code the library calls back draws through p5's globals, as plain paint.
+  // Its hooks are on p5.prototype already, so it registers none again.
+  let libraryDepth = 0;
+  const reflectGet = Reflect.get;
+  const reflectSet = Reflect.set;
+  const libraryHandle = (target) => {
+    const drawing = create(null);
+    for (const name of cfg.plainPrimitives) drawing[name] = true;
+    const wrapped = create(null);
+    return new Proxy(target, {
+      get(t, key) {
+        const value = reflectGet(t, key, t);
+        if (typeof value !== "function" || typeof key !== "string") return value;
+        if (key === "registerMethod") return () => undefined;
+        if (!(key in drawing)) return value;
+        if (!(key in wrapped) || wrapped[key][0] !== value) {
+          wrapped[key] = [value, function (...args) {
+            libraryDepth += 1;
+            try { return apply(value, t, args); } finally { libraryDepth -= 1; }
+          }];
         }
-      };
-      lifecycles.postdraw = function () {
-        state.frames += 1;
-        noteSize(this);
-        if (!this._loop || state.frames >= cfg.maxFrames) {
-          closeLedger();
-          finish();
-        }
-      };
+        return wrapped[key][1];
+      },
+      set(t, key, value) { return reflectSet(t, key, value, t); },
     });
   };
 
@@ -1207,8 +1261,10 @@
     wrapBrush();
     // Before wrapP5() adds ours (whose postdraw may finish()); no sketch code
     // has run yet, so the list is the libraries' own.
-    const hooks = window.p5.lifecycleHooks;
-    frameEnds = hooks && Array.isArray(hooks.postdraw) ? hooks.postdraw.slice() : [];
+    const v1 = typeof window.p5.registerAddon !== "function";
+    const hooks = v1 ? window.p5.prototype._registeredMethods : window.p5.lifecycleHooks;
+    const frameEnd = v1 ? "post" : "postdraw";
+    frameEnds = hooks && Array.isArray(hooks[frameEnd]) ? hooks[frameEnd].slice() : [];
     // The libraries' own hooks paint as p5.brush (its end-of-frame blend lays
     // the frame's strokes on the canvas): the paint ledger credits them so.
     for (const name of hooks ? Object.keys(hooks) : []) {
@@ -1242,7 +1298,14 @@
         if (typeof window[name] === "function") window[name] = guardEntry(window[name]);
       } catch (e) { /* made read-only by the sketch: left as it is */ }
     }
-    startP5();
+    // p5 1.x runs setup() inside its constructor: an error there is the
+    // sketch's, reported as the window's error event reports 2.x's.
+    try {
+      startP5();
+    } catch (e) {
+      const error = shortError(e);
+      recordError(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+    }
   };
 
   // p5's global mode defines each of its names on window (p5 2.2
