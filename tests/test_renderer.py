@@ -619,7 +619,7 @@ class TestBrushVersions:
         assert outcome.brush_version == "2"
         assert outcome.libraries["p5.brush"].startswith("2.")
 
-    def test_asked_for_brush_2_a_brush_1_sketch_is_told_which_calls_are_not_there(self, render_pool):
+    def test_a_brush_1_sketch_asked_for_2_is_told_which_calls_2_lacks(self, render_pool):
         outcome = render_text(render_pool, BRUSH_1_SKETCH, seed=0, brush="2")
         assert "unknown_brush_method" in outcome.violations, outcome.report()
         assert "not in p5.brush 2.x" in outcome.details["unknown_brush_method"]
