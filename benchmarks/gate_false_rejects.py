@@ -37,8 +37,8 @@ class RecordingPool:
         self._pool = pool
         self.snapshots: dict[tuple[str, int], dict] = {}
 
-    def render(self, code: str, seed: int):
-        run = self._pool.render(code, seed)
+    def render(self, code: str, seed: int, brush: str = "2"):
+        run = self._pool.render(code, seed, brush)
         self.snapshots[(code, seed)] = run.snapshot
         return run
 

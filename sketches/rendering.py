@@ -14,7 +14,7 @@ from . import gate
 from .brush_api import detect_brush_version
 from .code_text import brush_member_names, extract_code
 from .renderer.config import RendererConfig
-from .renderer.libraries import BRUSH_VERSIONS
+from .renderer.libraries import BRUSH_VERSIONS, DEFAULT_BRUSH
 from .renderer.paint import paint_fraction
 from .renderer.pool import RenderPool
 
@@ -104,9 +104,10 @@ def brush_version_for(code: str, brush: str = AUTO_BRUSH) -> str:
 
 
 def render_text(pool: RenderPool, text: str, seed: int = 0,
-                brush: str = AUTO_BRUSH) -> RenderOutcome:
-    """`brush`: which p5.brush to render with (BRUSH_CHOICES): "2", "1", or
-    "auto" (the default), the version the sketch's calls are written for."""
+                brush: str = DEFAULT_BRUSH) -> RenderOutcome:
+    """`brush`: which p5.brush to render with (BRUSH_CHOICES): "2" (the
+    default: what runs train on), "1", or "auto", the version the sketch's
+    calls are written for."""
     version = renderer_version(pool)
     code = extract_code(text)
     if code is None:

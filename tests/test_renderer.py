@@ -602,11 +602,12 @@ function setup() {
 
 
 class TestBrushVersions:
-    """p5.brush 1.x sketches render with p5.brush 1.x and its p5 1.x; 2.x stays
-    the default; the report names the libraries used."""
+    """p5.brush 1.x sketches render with p5.brush 1.x and its p5 1.x, chosen by
+    name or detected ("auto"); 2.x stays the default; the report names the
+    libraries used."""
 
     def test_a_brush_1_sketch_is_detected_and_rendered_with_brush_1(self, render_pool):
-        outcome = render_text(render_pool, BRUSH_1_SKETCH, seed=0)
+        outcome = render_text(render_pool, BRUSH_1_SKETCH, seed=0, brush="auto")
         assert outcome.status == "ok", outcome.report()
         assert outcome.brush_version == "1"
         assert outcome.libraries["p5.brush"].startswith("1.")
@@ -614,13 +615,13 @@ class TestBrushVersions:
         assert outcome.report()["libraries"] == outcome.libraries
 
     def test_a_brush_2_sketch_stays_on_brush_2(self, render_pool):
-        outcome = render_text(render_pool, LINES, seed=0)
+        outcome = render_text(render_pool, LINES, seed=0, brush="auto")
         assert outcome.status == "ok", outcome.report()
         assert outcome.brush_version == "2"
         assert outcome.libraries["p5.brush"].startswith("2.")
 
-    def test_a_brush_1_sketch_asked_for_2_is_told_which_calls_2_lacks(self, render_pool):
-        outcome = render_text(render_pool, BRUSH_1_SKETCH, seed=0, brush="2")
+    def test_by_default_a_brush_1_sketch_is_told_which_calls_2_lacks(self, render_pool):
+        outcome = render_text(render_pool, BRUSH_1_SKETCH, seed=0)
         assert "unknown_brush_method" in outcome.violations, outcome.report()
         assert "not in p5.brush 2.x" in outcome.details["unknown_brush_method"]
 
@@ -628,6 +629,6 @@ class TestBrushVersions:
         # Tabs wait with the 2.x page; a 1.x sketch loads its page first.
         for _ in range(2):
             for text, brush in ((BRUSH_1_SKETCH, "1"), (LINES, "2")):
-                outcome = render_text(render_pool, text, seed=1)
+                outcome = render_text(render_pool, text, seed=1, brush="auto")
                 assert outcome.status == "ok", outcome.report()
                 assert outcome.brush_version == brush
