@@ -62,7 +62,7 @@ def main() -> None:
         with ThreadPoolExecutor(max_workers=args.browsers) as workers:
             def render(case):
                 name, code, seed = case
-                outcome = render_text(pool, code, seed)
+                outcome = render_text(pool, code, seed, brush="auto")
                 share, cover = gate.plain_paint(pool.snapshots.get((extract_code(code), seed), {}))
                 return name, outcome, share, cover
             results = list(workers.map(render, honest + hybrids))
