@@ -73,9 +73,12 @@ SYNTAX_ERROR_TEXT = re.compile(r"\bSyntaxError\b")
 # 2026-12-01): the painter's 300 test seeds and tests/sketches/good (303
 # sketches) credit plain drawing with 0.000 of their paint (background() is
 # paper, not paint), none rejected; the four hybrids in the hostile corpus
-# 0.927-1.000 of the paint and 0.33-0.71 of the canvas, all rejected. Two
-# plain guide lines under a painting (tests/test_renderer.py,
-# TestHonestRoutes) pass.
+# 0.927-1.000 of the paint and 0.33-0.71 of the canvas, all rejected. Again
+# with harness 7 (paint credited by the program that drew it, 2026-12-03):
+# the 303 still 0.000, none rejected; the seven routes from inside a brush
+# call (hostile/callback_*.js) 0.855-1.000 of the paint and 0.63-0.85 of the
+# canvas, all rejected. Two plain guide lines under a painting
+# (tests/test_renderer.py, TestHonestRoutes) pass.
 PLAIN_PAINT_SHARE = 0.25
 PLAIN_PAINT_COVER = 0.02
 
