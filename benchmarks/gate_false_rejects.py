@@ -37,8 +37,8 @@ class RecordingPool:
         self._pool = pool
         self.snapshots: dict[tuple[str, int], dict] = {}
 
-    def render(self, code: str, seed: int):
-        run = self._pool.render(code, seed)
+    def render(self, code: str, seed: int, brush: str = "2"):
+        run = self._pool.render(code, seed, brush)
         self.snapshots[(code, seed)] = run.snapshot
         return run
 
@@ -55,13 +55,14 @@ def main() -> None:
     honest += [(f"good/{p.name}", p.read_text(), 0)
                for p in sorted((SKETCHES / "good").glob("*.js"))]
     hybrids = [(f"hostile/{p.name}", p.read_text(), 0)
-               for p in sorted((SKETCHES / "hostile").glob("hybrid_*.js"))]
+               for pattern in ("hybrid_*.js", "callback_*.js")
+               for p in sorted((SKETCHES / "hostile").glob(pattern))]
     with RenderPool(RendererConfig(browsers=args.browsers)) as real:
         pool = RecordingPool(real)
         with ThreadPoolExecutor(max_workers=args.browsers) as workers:
             def render(case):
                 name, code, seed = case
-                outcome = render_text(pool, code, seed)
+                outcome = render_text(pool, code, seed, brush="auto")
                 share, cover = gate.plain_paint(pool.snapshots.get((extract_code(code), seed), {}))
                 return name, outcome, share, cover
             results = list(workers.map(render, honest + hybrids))

@@ -1,9 +1,13 @@
-"""The p5.brush 2.2 API as the gate sees it.
+"""The p5.brush API as the gate sees it: 2.2 (the default) and 1.1.
 
-`BRUSH_METHODS` is the library's public surface (`Object.keys(brush)`); a test
-renders in real Chromium and fails if the installed library disagrees, so this
-list cannot drift from package-lock.json silently.
+`BRUSH_METHODS` (and `BRUSH_1_METHODS`) is the library's public surface
+(`Object.keys(brush)`); a test renders in real Chromium and fails if the
+installed library disagrees, so these lists cannot drift from
+package-lock.json silently. `methods_for`/`paint_methods_for` name the list of
+the version a sketch is rendered with; `detect_brush_version` picks it from
+the calls a sketch makes.
 """
+from __future__ import annotations
 
 BRUSH_METHODS = frozenset({
     "Plot", "Polygon", "Position", "add", "addField", "arc", "beginShape", "beginStroke", "box",
@@ -27,3 +31,39 @@ PLAIN_PRIMITIVES = (
     "bezier", "curve", "vertex", "endShape", "box", "sphere", "plane", "torus", "cone",
     "cylinder", "ellipsoid", "image", "text",
 )
+
+# p5.brush 1.1.4 (npm alias p5.brush-1), with p5 1.11.
+BRUSH_1_METHODS = frozenset({
+    "Plot", "Polygon", "Position", "add", "addField", "arc", "beginShape", "beginStroke", "bleed",
+    "box", "circle", "clip", "colorCache", "endShape", "endStroke", "erase", "field", "fill",
+    "fillAnimatedMode", "fillTexture", "flowLine", "gravity", "hatch", "hatchArray", "instance",
+    "line", "listFields", "load", "noClip", "noErase", "noField", "noFill", "noGravity", "noHatch",
+    "noStroke", "pick", "plot", "polygon", "pop", "preload", "push", "reBlend", "reDraw", "rect",
+    "refreshField", "remove", "rotate", "scale", "scaleBrushes", "seed", "segment", "set",
+    "setHatch", "spline", "stroke", "strokeWeight", "vertex",
+})
+BRUSH_1_PAINT_METHODS = frozenset({
+    "arc", "circle", "endShape", "endStroke", "flowLine", "hatchArray", "line", "plot", "polygon",
+    "rect", "segment", "spline", "Polygon", "Plot",
+})
+_METHODS = {
+    "2": (BRUSH_METHODS, BRUSH_PAINT_METHODS),
+    "1": (BRUSH_1_METHODS, BRUSH_1_PAINT_METHODS),
+}
+
+
+def methods_for(brush: str) -> frozenset[str]:
+    return _METHODS[brush][0]
+
+
+def paint_methods_for(brush: str) -> frozenset[str]:
+    return _METHODS[brush][1]
+
+
+def detect_brush_version(names: set[str]) -> str:
+    """The p5.brush version a sketch making these brush calls is written for:
+    1 where it calls names only 1.x has (bleed, setHatch, reBlend, push, ...)
+    and none only 2.x has; else 2, the default."""
+    only_1 = names & (BRUSH_1_METHODS - BRUSH_METHODS)
+    only_2 = names & (BRUSH_METHODS - BRUSH_1_METHODS)
+    return "1" if only_1 and not only_2 else "2"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .brush_api import BRUSH_METHODS, BRUSH_PAINT_METHODS
+from .brush_api import methods_for, paint_methods_for
 from .code_text import brackets_balanced, brush_member_names, strip_comments_and_strings
 from .renderer.page_run import PageRun
 
@@ -73,25 +73,29 @@ SYNTAX_ERROR_TEXT = re.compile(r"\bSyntaxError\b")
 # 2026-12-01): the painter's 300 test seeds and tests/sketches/good (303
 # sketches) credit plain drawing with 0.000 of their paint (background() is
 # paper, not paint), none rejected; the four hybrids in the hostile corpus
-# 0.927-1.000 of the paint and 0.33-0.71 of the canvas, all rejected. Two
-# plain guide lines under a painting (tests/test_renderer.py,
-# TestHonestRoutes) pass.
+# 0.927-1.000 of the paint and 0.33-0.71 of the canvas, all rejected. Again
+# with harness 7 (paint credited by the program that drew it, 2026-12-03):
+# the 303 still 0.000, none rejected; the seven routes from inside a brush
+# call (hostile/callback_*.js) 0.855-1.000 of the paint and 0.63-0.85 of the
+# canvas, all rejected. Two plain guide lines under a painting
+# (tests/test_renderer.py, TestHonestRoutes) pass.
 PLAIN_PAINT_SHARE = 0.25
 PLAIN_PAINT_COVER = 0.02
 
 
-def static_violations(code: str) -> dict[str, str]:
-    """Violations visible in the code itself, each with a short detail."""
+def static_violations(code: str, brush: str = "2") -> dict[str, str]:
+    """Violations visible in the code itself, each with a short detail;
+    `brush`: the p5.brush version whose methods the sketch may call."""
     found: dict[str, str] = {}
     if not brackets_balanced(code):
         found[TRUNCATED] = "unbalanced brackets or an unterminated string or comment"
     bare, _ = strip_comments_and_strings(code)
     if not re.search(r"\bsetup\b", bare):
         found[NO_SETUP] = "no setup() function"
-    unknown = sorted(brush_member_names(code) - BRUSH_METHODS)
+    unknown = sorted(brush_member_names(code) - methods_for(brush))
     if unknown:
-        found[UNKNOWN_BRUSH_METHOD] = ", ".join(unknown)
-    if not brush_member_names(code) & BRUSH_PAINT_METHODS:
+        found[UNKNOWN_BRUSH_METHOD] = f"{', '.join(unknown)} (not in p5.brush {brush}.x)"
+    if not brush_member_names(code) & paint_methods_for(brush):
         found[NO_BRUSH_PAINTING] = "no p5.brush painting call in the code"
     if match := NETWORK_PATTERN.search(bare):
         found[NETWORK_ACCESS] = match.group(0)
@@ -146,6 +150,8 @@ def runtime_violations(run: PageRun, paint_fraction: float | None,
     unknown = snap.get("unknownCalls") or {}
     if unknown:
         found[UNKNOWN_BRUSH_METHOD] = ", ".join(sorted(unknown))
+        if snap.get("brushVersion") in ("1", "2"):
+            found[UNKNOWN_BRUSH_METHOD] += f" (not in p5.brush {snap['brushVersion']}.x)"
     if paint_fraction is not None and paint_fraction < blank_floor and not unfinished:
         found[BLANK_CANVAS] = f"paint fraction {paint_fraction:.4f} < {blank_floor}"
     return found

@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from . import gate
-from .code_text import extract_code
+from .brush_api import detect_brush_version
+from .code_text import brush_member_names, extract_code
 from .renderer.config import RendererConfig
+from .renderer.libraries import BRUSH_VERSIONS, DEFAULT_BRUSH
 from .renderer.paint import paint_fraction
 from .renderer.pool import RenderPool
 
@@ -28,7 +30,10 @@ UNAVAILABLE = "unavailable"
 #    (the same for windowWidth, innerWidth, screen; media queries and CSS units
 #    now see the small page)
 # 6: p5.brush's blend shader squares by products (RendererConfig.lean_blend)
-HARNESS_VERSION = 6
+# 7: paint credited to p5.brush only where its own programs drew it (sketch code
+#    the library calls back draws plain paint); a canvas over the pixel budget
+#    drawn at a lower pixel density instead of refused
+HARNESS_VERSION = 7
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,9 @@ class RenderOutcome:
     png: bytes | None = field(default=None, repr=False)
     width: int = 0
     height: int = 0
+    # The main canvas's pixel density as drawn: the sketch's own, or lower
+    # where its buffer would not fit the pixel budget (harness.js, fitDensity).
+    pixel_density: float = 0.0
     paint_fraction: float | None = None
     brush_calls: int = 0
     brush_call_counts: dict[str, int] = field(default_factory=dict)
@@ -52,6 +60,10 @@ class RenderOutcome:
     elapsed_ms: int = 0
     draw_ms: int = 0
     renderer_version: str = ""
+    # The p5.brush version rendered with ("1" or "2") and the libraries it
+    # loaded ({"p5": "2.2.3", "p5.brush": "2.2.2"}).
+    brush_version: str = ""
+    libraries: dict[str, str] = field(default_factory=dict)
 
     def report(self) -> dict:
         """The JSON-friendly account (no pixels) that tools rely on."""
@@ -75,18 +87,41 @@ def renderer_version(pool: RenderPool) -> str:
     return renderer_version_of(pool.library_versions, pool.config)
 
 
-def render_text(pool: RenderPool, text: str, seed: int = 0) -> RenderOutcome:
+# `brush` for render_text: the version named, or AUTO_BRUSH for the one the
+# sketch's calls are written for (brush_api.detect_brush_version).
+AUTO_BRUSH = "auto"
+BRUSH_CHOICES = (AUTO_BRUSH, *BRUSH_VERSIONS)
+
+
+def brush_version_for(code: str, brush: str = AUTO_BRUSH) -> str:
+    """The p5.brush version to render `code` with: `brush` itself, or for
+    AUTO_BRUSH the one its calls are written for."""
+    if brush == AUTO_BRUSH:
+        return detect_brush_version(brush_member_names(code))
+    if brush not in BRUSH_VERSIONS:
+        raise ValueError(f"unknown p5.brush version {brush!r}: one of {', '.join(BRUSH_CHOICES)}")
+    return brush
+
+
+def render_text(pool: RenderPool, text: str, seed: int = 0,
+                brush: str = DEFAULT_BRUSH) -> RenderOutcome:
+    """`brush`: which p5.brush to render with (BRUSH_CHOICES): "2" (the
+    default: what runs train on), "1", or "auto", the version the sketch's
+    calls are written for."""
     version = renderer_version(pool)
     code = extract_code(text)
     if code is None:
         return RenderOutcome(REJECTED, [gate.NO_CODE],
                              {gate.NO_CODE: "no sketch found in the text"},
                              renderer_version=version)
-    static = gate.static_violations(code)
-    run = pool.render(code, seed)
+    brush = brush_version_for(code, brush)
+    libraries = dict(pool.libraries[brush])
+    static = gate.static_violations(code, brush)
+    run = pool.render(code, seed, brush)
     if run.unavailable:
         return RenderOutcome(UNAVAILABLE, [], {}, [run.unavailable],
-                             elapsed_ms=run.elapsed_ms, renderer_version=version)
+                             elapsed_ms=run.elapsed_ms, renderer_version=version,
+                             brush_version=brush, libraries=libraries)
     fraction = paint_fraction(run.png) if run.png else None
     runtime = gate.runtime_violations(run, fraction, pool.config.blank_floor,
                                       deadline_s=pool.config.deadline_s)
@@ -105,6 +140,7 @@ def render_text(pool: RenderPool, text: str, seed: int = 0) -> RenderOutcome:
         png=run.png,
         width=int(snap.get("width") or 0),
         height=int(snap.get("height") or 0),
+        pixel_density=_number(snap.get("pixelDensity")),
         paint_fraction=fraction,
         brush_calls=sum(counts.values()),
         brush_call_counts=counts,
@@ -115,4 +151,14 @@ def render_text(pool: RenderPool, text: str, seed: int = 0) -> RenderOutcome:
         elapsed_ms=run.elapsed_ms,
         draw_ms=round(run.draw_ms),
         renderer_version=version,
+        brush_version=brush,
+        libraries=libraries,
     )
+
+
+def _number(value) -> float:
+    """A number from the page's account; 0.0 for anything else."""
+    try:
+        return float(value or 0)
+    except (TypeError, ValueError):
+        return 0.0

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 from PIL import Image, ImageChops
 
-from sketches.brush_api import BRUSH_METHODS
+from sketches.brush_api import BRUSH_1_METHODS, BRUSH_METHODS
 from sketches.painter import paint
 from sketches.renderer import RenderPool
 from sketches.renderer.fidelity import MEAN_LEVELS_MAX, OFF_SHARE_MAX, picture_difference
@@ -284,16 +284,21 @@ class TestBrushApi:
         # A sketch that writes the library's own method list into an unknown
         # call's name would be silly; instead read it through a plain render:
         # the harness counts every call, so call each known method's typeof.
+        # The difference both ways, so the message stays short.
         probe = """
         function setup() {
           createCanvas(60, 60, WEBGL);
           brush.set("HB", "#000", 1); brush.line(-20, -20, 20, 20);
-          throw new Error("KEYS:" + JSON.stringify(Object.keys(brush).sort()));
+          const listed = EXPECTED;
+          const keys = Object.keys(brush);
+          throw new Error("KEYS:" + JSON.stringify([keys.filter((k) => !listed.includes(k)),
+                                                    listed.filter((k) => !keys.includes(k))]));
         }"""
-        outcome = render_text(render_pool, probe)
-        message = next(e for e in outcome.errors if "KEYS:" in e)
-        keys = json.loads(message.split("KEYS:", 1)[1])
-        assert set(keys) == BRUSH_METHODS
+        for brush, methods in (("2", BRUSH_METHODS), ("1", BRUSH_1_METHODS)):
+            code = probe.replace("EXPECTED", json.dumps(sorted(methods)))
+            outcome = render_text(render_pool, code, brush=brush)
+            message = next(e for e in outcome.errors if "KEYS:" in e)
+            assert json.loads(message.split("KEYS:", 1)[1]) == [[], []], brush
 
 
 class TestPoolRecovery:
@@ -465,3 +470,165 @@ class TestHonestRoutes:
         }"""
         outcome = render_text(render_pool, code, seed=2)
         assert outcome.status == "ok", outcome.report()
+
+    def test_custom_field_tip_and_callbacks_that_only_answer_stay_ok(self, render_pool):
+        # Sketch code p5.brush calls back, drawing only where it is handed to
+        # (the tip on its buffer, the field in its array): the brush's paint.
+        code = """
+        function setup() {
+          createCanvas(200, 200, WEBGL);
+          background("#f6f1e8");
+          brush.addField("swirl", (t, field) => {
+            for (let i = 0; i < field.length; i++) {
+              for (let j = 0; j < field[0].length; j++) field[i][j] = 40 * sin(i / 6 + j / 9);
+            }
+            return field;
+          });
+          brush.add("dots", {
+            type: "custom", weight: 4, vibration: 0.3, opacity: 120, spacing: 1.5,
+            pressure: [0.8, 1.2],
+            tip: (surface) => { surface.fill(0); surface.circle(0, 0, 6); },
+          });
+          const x = { valueOf() { return -80; } };
+          const ink = { toString() { return "#2b3a55"; } };
+          brush.field("swirl");
+          brush.set("dots", ink, 1);
+          for (let i = 0; i < 8; i++) brush.flowLine(x, -70 + i * 18, 150, 0);
+          brush.noField();
+          brush.fill("#c8432b", 70);
+          brush.polygon([[-60, 40], [60, 40], [0, 95]]);
+        }"""
+        outcome = render_text(render_pool, code, seed=4)
+        assert outcome.status == "ok", outcome.report()
+        assert outcome.paint_fraction > 0.01
+
+
+def png_size(outcome) -> tuple[int, int]:
+    with Image.open(io.BytesIO(outcome.png)) as img:
+        return img.size
+
+
+class TestPixelBudget:
+    """The budget bounds device pixels (max_canvas_side squared), not CSS size."""
+
+    @staticmethod
+    def sketch(size: str, density: str = "") -> str:
+        return f"""
+        function setup() {{
+          createCanvas({size}, WEBGL);
+          {density}
+          background("#f6f1e8");
+          brush.set("HB", "#222", 3);
+          brush.line(-width / 3, -height / 3, width / 3, height / 3);
+          brush.line(-width / 3, height / 3, width / 3, -height / 3);
+        }}"""
+
+    def test_a_canvas_sized_for_a_screen_is_drawn_whole_at_a_lower_density(self, render_pool):
+        outcome = render_text(render_pool, self.sketch("1360, 1800"), seed=0)
+        assert outcome.status == "ok", outcome.report()
+        assert (outcome.width, outcome.height) == (1360, 1800)
+        budget = render_pool.config.max_canvas_side ** 2
+        w, h = png_size(outcome)
+        assert w * h <= budget
+        assert 0 < outcome.pixel_density < 1
+        # The whole sketch, scaled (p5 rounds the buffer's sides down).
+        assert abs(w - 1360 * outcome.pixel_density) < 1
+        assert abs(h - 1800 * outcome.pixel_density) < 1
+
+    def test_a_small_canvas_keeps_the_density_it_asks_for(self, render_pool):
+        outcome = render_text(render_pool, self.sketch("100, 80", "pixelDensity(8);"), seed=0)
+        assert outcome.status == "ok", outcome.report()
+        assert outcome.pixel_density == 8
+        assert png_size(outcome) == (800, 640)
+
+    def test_a_density_asked_past_the_budget_is_held_to_it(self, render_pool):
+        outcome = render_text(render_pool, self.sketch("400, 300", "pixelDensity(8);"), seed=0)
+        assert outcome.status == "ok", outcome.report()
+        w, h = png_size(outcome)
+        assert w * h <= render_pool.config.max_canvas_side ** 2
+        assert 1 < outcome.pixel_density < 8
+
+    def test_a_canvas_that_fits_at_no_allowed_density_is_refused_saying_so(self, render_pool):
+        outcome = render_text(render_pool, self.sketch("5000, 5000"), seed=0)
+        assert "canvas_too_large" in outcome.violations, outcome.report()
+        assert "even at pixel density" in outcome.details["canvas_too_large"]
+
+
+class TestSketchNames:
+    """A sketch's own names behave as in a plain page: declaring what p5, the
+    page or the harness also defines neither breaks the harness nor p5."""
+
+    def test_names_shadowing_p5_and_the_page_render_and_p5_keeps_working(self, render_pool):
+        code = """
+        function red() { return "#c8432b"; }
+        function random(a, b) { return (a + b) / 2; }
+        function open() { return 1; }
+        function alert() {}
+        let innerWidth = 5;
+        let status = "drawing";
+        var height = 7;
+        function setup() {
+          createCanvas(200, 160, WEBGL);
+          background("#f6f1e8");
+          brush.set("HB", red(), 2);
+          for (let i = 0; i < 5; i++) brush.line(-80, -60 + i * 30, 80, random(-70, -50) + i * 30);
+          if (open() !== 1 || innerWidth !== 5 || height !== 7) throw new Error("not its names");
+        }"""
+        outcome = render_text(render_pool, code, seed=0)
+        assert outcome.status == "ok", outcome.report()
+        # p5's own code kept its own names: the canvas is the size asked for.
+        assert (outcome.width, outcome.height) == (200, 160)
+
+
+# A p5.brush 1.x sketch: push()/rotate()/pop(), setHatch() and reBlend() are
+# not in 2.x.
+BRUSH_1_SKETCH = """
+function setup() {
+  createCanvas(200, 160, WEBGL);
+  angleMode(DEGREES);
+  background("#f6f1e8");
+  brush.push();
+  brush.rotate(8);
+  brush.set("HB", "#222", 1.5);
+  for (let i = 0; i < 6; i++) brush.line(-80, -60 + i * 22, 80, -55 + i * 22);
+  brush.pop();
+  brush.setHatch("HB", "#2b5fc8", 1);
+  brush.hatch(6, 45);
+  brush.noStroke();
+  brush.rect(-70, 20, 80, 50);
+  brush.reBlend();
+}
+"""
+
+
+class TestBrushVersions:
+    """p5.brush 1.x sketches render with p5.brush 1.x and its p5 1.x, chosen by
+    name or detected ("auto"); 2.x stays the default; the report names the
+    libraries used."""
+
+    def test_a_brush_1_sketch_is_detected_and_rendered_with_brush_1(self, render_pool):
+        outcome = render_text(render_pool, BRUSH_1_SKETCH, seed=0, brush="auto")
+        assert outcome.status == "ok", outcome.report()
+        assert outcome.brush_version == "1"
+        assert outcome.libraries["p5.brush"].startswith("1.")
+        assert outcome.libraries["p5"].startswith("1.")
+        assert outcome.report()["libraries"] == outcome.libraries
+
+    def test_a_brush_2_sketch_stays_on_brush_2(self, render_pool):
+        outcome = render_text(render_pool, LINES, seed=0, brush="auto")
+        assert outcome.status == "ok", outcome.report()
+        assert outcome.brush_version == "2"
+        assert outcome.libraries["p5.brush"].startswith("2.")
+
+    def test_by_default_a_brush_1_sketch_is_told_which_calls_2_lacks(self, render_pool):
+        outcome = render_text(render_pool, BRUSH_1_SKETCH, seed=0)
+        assert "unknown_brush_method" in outcome.violations, outcome.report()
+        assert "not in p5.brush 2.x" in outcome.details["unknown_brush_method"]
+
+    def test_versions_alternate_on_the_same_browsers(self, render_pool):
+        # Tabs wait with the 2.x page; a 1.x sketch loads its page first.
+        for _ in range(2):
+            for text, brush in ((BRUSH_1_SKETCH, "1"), (LINES, "2")):
+                outcome = render_text(render_pool, text, seed=1, brush="auto")
+                assert outcome.status == "ok", outcome.report()
+                assert outcome.brush_version == brush

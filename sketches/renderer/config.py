@@ -22,10 +22,19 @@ DEFAULT_DEADLINE_S = 30.0
 # time for a sketch that animates without ever calling noLoop().
 DEFAULT_MAX_FRAMES = 60
 
-# The window a sketch sees (windowWidth, screen) is a square of this side; a
-# larger canvas is refused before it is allocated (a 20,000 px WebGL canvas
-# can exhaust memory).
+# The window a sketch sees (windowWidth, screen) is a square of this side, and
+# its square is the pixel budget: a canvas or buffer with more device pixels
+# is drawn at a lower pixel density so that its buffer fits (harness.js,
+# fitDensity), as a 1,360 x 1,800 canvas sized for a screen is at 0.766.
 DEFAULT_MAX_CANVAS_SIDE = 1200
+# A buffer's longest side in device pixels: a 1 x 1,000,000 canvas is inside
+# the budget but past what a WebGL drawing buffer holds.
+MAX_BUFFER_SIDE = 4096
+# A canvas that would need a lower density is refused (canvas_too_large): p5
+# makes a main canvas at density 1 before the harness lowers it, so this
+# bounds that first canvas to 1 / 0.5^2 = 4 times the budget (2,400 px a
+# side); a 20,000 px canvas, a memory bomb, would need 0.06.
+MIN_PIXEL_DENSITY = 0.5
 
 # Paint fraction below which a canvas counts as blank. Measured here
 # (2026-11-29, 300 px canvases): background only 0.0; a white HB pencil line

@@ -92,14 +92,20 @@
     }
     return frameMs;
   };
+  // Fixed on the browser's prototypes, where a sketch would reach past a
+  // replacement to the native. On window itself a name stays the sketch's to
+  // declare or assign (`function open()`, `let innerWidth`, as in a plain
+  // page, where these names are configurable): the native lived only in that
+  // property, so replacing or deleting ours reaches nothing.
   const lock = (target, name, value) => {
+    const own = target === window;
     try {
-      defineProperty(target, name, { value, writable: false, configurable: false });
+      defineProperty(target, name, { value, writable: own, configurable: own });
     } catch (e) { /* absent or fixed in this browser */ }
   };
   const lockGetter = (target, name, get) => {
     try {
-      defineProperty(target, name, { get, configurable: false });
+      defineProperty(target, name, { get, configurable: target === window });
     } catch (e) { /* absent or fixed in this browser */ }
   };
   const clockWork = () => {
@@ -196,6 +202,21 @@
   const NativeDate = Date;
   clockWork();
 
+  // The highest pixel density, at most `wanted`, at which a w x h canvas's
+  // buffer fits the pixel budget (cfg.maxCanvasPixels in all, cfg.maxBufferSide
+  // a side), rounded down to a thousandth; NaN for a size that is no number.
+  const mathSqrt = Math.sqrt;
+  const mathFloor = Math.floor;
+  const fitDensity = (w, h, wanted) => {
+    const area = w * h;
+    if (!(area >= 0 && area < Infinity)) return NaN;
+    const side = w > h ? w : h;
+    let d = wanted;
+    if (area * d * d > cfg.maxCanvasPixels) d = mathSqrt(cfg.maxCanvasPixels / area);
+    if (side * d > cfg.maxBufferSide) d = cfg.maxBufferSide / side;
+    return d === wanted ? d : mathFloor(d * 1000) / 1000;
+  };
+
   // The window a sketch sees is a square of cfg.maxCanvasSide (the largest
   // canvas allowed), whatever the page's real size: the renderer's viewport is kept
   // small (config.py, DEFAULT_VIEWPORT_SIDE) and the editor's preview is a frame of
@@ -225,12 +246,14 @@
 
   const state = create(null);
   state.phase = "loaded";        // loaded -> running -> setup_done -> done
+  state.brushVersion = cfg.brushVersion;  // the p5.brush this page loaded
   state.frames = 0;
   state.looping = true;
   state.hasDraw = false;
   state.webgl = null;
   state.width = 0;
   state.height = 0;
+  state.pixelDensity = 0;  // of the main canvas, as p5 drew it
   state.drawMs = 0;
   state.errors = create(null);   // index -> message
   state.errorCount = 0;
@@ -282,10 +305,14 @@
         apply(weakSetAdd, p5Contexts, [ctx]);
         apply(weakSetAdd, p5Canvases, [this]);
       }
-      if (creatingCanvas > 0 && ctx && mainCanvas === null) {
+      const gl = kind === "webgl" || kind === "webgl2" || kind === "experimental-webgl";
+      // The first context createCanvas() makes, or a later WebGL one it makes
+      // after a WebGL one (p5 1.x makes a WEBGL canvas's context twice and
+      // keeps the second).
+      if (creatingCanvas > 0 && ctx && (mainCanvas === null || (mainIsWebGL && gl && ctx !== mainContext))) {
         mainCanvas = this;
         mainContext = ctx;
-        mainIsWebGL = kind === "webgl" || kind === "webgl2" || kind === "experimental-webgl";
+        mainIsWebGL = gl;
         mainIsWebGL2 = kind === "webgl2";
       }
       return ctx;
@@ -394,10 +421,50 @@
     state.leanBlends += 1;
     return out;
   };
-  const shaderSource = WebGL2RenderingContext.prototype.shaderSource;
-  if (cfg.leanBlend) {
-    lock(WebGL2RenderingContext.prototype, "shaderSource", function shaderSource_(shader, source) {
-      return apply(shaderSource, this, [shader, leanBlend(source)]);
+  // Which programs are p5.brush's own, for the paint ledger: a shader whose
+  // source is one of the library's GLSL literals (cfg.brushShaders, read from
+  // its build by libraries.shader_sources) is the library's; a program is
+  // the library's when, as linked, every shader attached to it is. Sources
+  // are compared as the library wrote them (before the lean blend) and
+  // without whitespace: p5 puts a line break before main().
+  const charCodeAt = String.prototype.charCodeAt;
+  const stringLength = (text) => text.length;  // a primitive's own length: not patchable
+  const squeeze = (text) => {
+    let out = "";
+    for (let i = 0; i < stringLength(text); i += 1) {
+      const code = apply(charCodeAt, text, [i]);
+      if (code > 32) out += text[i];
+    }
+    return out;
+  };
+  const brushShaderTexts = create(null);
+  for (const text of cfg.brushShaders) brushShaderTexts[squeeze(text)] = true;
+  const brushShaders = new WeakSet();
+  const brushPrograms = new WeakSet();
+  const weakSetDelete = WeakSet.prototype.delete;
+  for (const proto of [WebGLRenderingContext.prototype, WebGL2RenderingContext.prototype]) {
+    const shaderSource = proto.shaderSource;
+    const linkProgram = proto.linkProgram;
+    const getAttachedShaders = proto.getAttachedShaders;
+    const lean = cfg.leanBlend && proto === WebGL2RenderingContext.prototype;
+    lock(proto, "shaderSource", function shaderSource_(shader, source) {
+      const text = typeof source === "string" ? source : String(source);
+      const mine = squeeze(text) in brushShaderTexts;
+      apply(shaderSource, this, [shader, lean ? leanBlend(text) : text]);
+      // Only once the browser took the source for this shader object.
+      try { apply(mine ? weakSetAdd : weakSetDelete, brushShaders, [shader]); } catch (e) { /* not an object */ }
+    });
+    lock(proto, "linkProgram", function linkProgram_(program) {
+      apply(linkProgram, this, [program]);
+      let mine = false;
+      try {
+        const shaders = apply(getAttachedShaders, this, [program]);
+        mine = !!shaders && shaders.length > 0;
+        for (let i = 0; shaders && i < shaders.length; i += 1) {
+          if (!apply(weakSetHas, brushShaders, [shaders[i]])) mine = false;
+        }
+        apply(mine ? weakSetAdd : weakSetDelete, brushPrograms, [program]);
+      } catch (e) { /* not a program: the browser said so above */ }
     });
   }
 
@@ -429,6 +496,7 @@
     try {
       state.width = Number(p.width) || 0;
       state.height = Number(p.height) || 0;
+      state.pixelDensity = Number(p.pixelDensity()) || 0;
     } catch (e) { /* tampered: the hooks' reading stands */ }
   };
   const finish = () => {
@@ -474,7 +542,8 @@
   // an OffscreenCanvas). The traps count once run() has started: the
   // libraries loading are trusted. p5.brush itself draws no text, decodes no
   // image (unless a sketch hands it one as a brush tip) and makes no WebGL
-  // context of its own (checked against its source, p5.brush 2.2.2).
+  // context of its own (checked against its source, p5.brush 2.2.2). On the
+  // main canvas it draws only with its own programs (its blend pass).
   const running = () => state.phase !== "loaded";
   const outsideBrush = () => running() && brushDepth === 0;
   const getterOf = (proto, prop) => Object.getOwnPropertyDescriptor(proto, prop).get;
@@ -575,6 +644,7 @@
   // or createGraphics() (a canvas or OffscreenCanvas of the sketch's own).
   // On the main canvas, every draw is also told to the paint ledger below.
   const DRAW_FRAMEBUFFER_BINDING = 0x8CA6;
+  const CURRENT_PROGRAM = 0x8B8D;
   const getParameter1 = WebGLRenderingContext.prototype.getParameter;
   const getParameter2 = WebGL2RenderingContext.prototype.getParameter;
   const DRAWS = ["drawArrays", "drawElements", "drawArraysInstanced", "drawElementsInstanced",
@@ -587,7 +657,10 @@
     }
     if (gl !== mainContext) return;
     const getParameter = mainIsWebGL2 ? getParameter2 : getParameter1;
-    if (apply(getParameter, gl, [DRAW_FRAMEBUFFER_BINDING]) === null) ledgerDraw();
+    if (apply(getParameter, gl, [DRAW_FRAMEBUFFER_BINDING]) !== null) return;
+    // clear() and blitFramebuffer() run no program: never the brush's.
+    const shaded = name !== "clear" && name !== "blitFramebuffer";
+    ledgerDraw(shaded && apply(weakSetHas, brushPrograms, [apply(getParameter, gl, [CURRENT_PROGRAM])]));
   };
   for (const proto of webgl) {
     for (const name of DRAWS) {
@@ -623,10 +696,11 @@
   }
 
   // The paint ledger: who laid the paint on the main canvas. Every draw that
-  // reaches the main canvas's own framebuffer is made by p5.brush (inside a
-  // brush call or the library's end-of-frame hooks), by background()/clear(),
-  // or by anything else (plain p5 shapes, image() of a buffer or texture,
-  // pixel writes, raw WebGL on drawingContext). Where the author changes,
+  // reaches the main canvas's own framebuffer is made by p5.brush (one of its
+  // own programs, inside a brush call or the library's end-of-frame hooks;
+  // see author()), by background()/clear(), or by anything else (plain p5
+  // shapes, image() of a buffer or texture, pixel writes, raw WebGL on
+  // drawingContext, whoever's code asked for it). Where the author changes,
   // the canvas is read and each pixel's change is credited to the author of
   // the draws since the last read; a background that is not one flat colour
   // counts as plain. A background that leaves the canvas one colour is the
@@ -650,9 +724,16 @@
   ledger.gl = null;
   ledger.author = 0;  // of the draws since the last read; 0: none
   ledger.reads = 0;
-  const author = () => (brushDepth > 0 ? BRUSH : backgroundDepth > 0 ? BACKGROUND : PLAIN);
-  const ledgerDraw = () => {
-    const now = author();
+  // A draw is the brush's when p5.brush is at work (a brush call or its
+  // end-of-frame hooks) and the program drawing is one of its own (or, for
+  // p5.brush 1.x, the library's own p5 call made it: libraryHandle): plain p5
+  // run from sketch code the library calls back meanwhile (an argument's
+  // valueOf(), a colour's toString(), a getter, a field generator, a tip)
+  // draws with p5's programs, and is plain.
+  const author = (brushProgram) => (brushDepth > 0 && (brushProgram || libraryDepth > 0) ? BRUSH
+    : backgroundDepth > 0 ? BACKGROUND : PLAIN);
+  const ledgerDraw = (brushProgram) => {
+    const now = author(brushProgram);
     if (ledger.author === now) return;
     if (ledger.author === 0) { ledger.author = now; return; }
     if (ledger.reads >= MAX_READS) {
@@ -841,8 +922,10 @@
     for (const proto of [p5.prototype, ...protos("Graphics")]) {
       const original = proto.setAttributes;
       if (typeof original !== "function") continue;
-      const main = proto === p5.prototype;
       lock(proto, "setAttributes", function (...args) {
+        // p5 1.x copies p5.prototype's methods onto each p5.Graphics: only
+        // the sketch's instance replaces the main canvas.
+        const main = proto === p5.prototype && (this === instance || instance === null);
         const before = [mainCanvas, mainContext, mainIsWebGL, mainIsWebGL2];
         if (main) { creatingCanvas += 1; mainCanvas = null; } else makingGraphics += 1;
         try {
@@ -882,13 +965,19 @@
   // APIs a painting has no use for. Each records its violation and throws, so
   // the sketch fails loudly instead of silently depending on the outside.
   // Armed in run(), after the (trusted) libraries have loaded.
+  // On window, assigning the name makes it the sketch's own variable
+  // (`var open = ...`): only reading the native is a violation.
   const forbid = (target, name, violation) => {
     const trap = function () {
       violate(violation, name);
       throw new Error(`paintrl sandbox: ${name} is not allowed`);
     };
+    const own = target === window;
+    const shadow = function (value) {
+      defineProperty(window, name, { value, writable: true, enumerable: true, configurable: true });
+    };
     try {
-      defineProperty(target, name, { get: trap, set: trap, configurable: false });
+      defineProperty(target, name, { get: trap, set: own ? shadow : trap, configurable: own });
     } catch (e) { /* already non-configurable: CSP and the Python side still see it */ }
   };
   const arm = () => {
@@ -914,8 +1003,10 @@
     }
   };
 
+  let realBrush = null;
   const wrapBrush = () => {
     const real = window.brush;
+    realBrush = real;
     // Null-prototype lookups with `in`, not Sets: a sketch can patch
     // Set.prototype.has (seen: every name then looked known) but not these.
     const known = create(null);
@@ -980,6 +1071,15 @@
         return apply(original, this, args);
       });
     }
+    // The pixel budget bounds device pixels, not CSS size (a canvas sized for
+    // a 1,360 px screen is an honest one): a canvas or buffer whose buffer
+    // would be larger is drawn at the highest pixel density that fits
+    // (fitDensity), and only one that would need a density below
+    // cfg.minPixelDensity is refused. pixelDensity() asks are held to the same.
+    const densityOf = (p) => {
+      try { const d = Number(apply(nativePixelDensity, p, [])); return d > 0 ? d : 1; } catch (e) { return 1; }
+    };
+    const nativePixelDensity = proto.pixelDensity;
     const guardSize = (name) => {
       const original = proto[name];
       lock(name, function (w, h, ...rest) {
@@ -987,23 +1087,48 @@
         // small to this check and huge to p5 got a 20000 px canvas allocated.
         if (w != null) w = Number(w);
         if (h != null) h = Number(h);
-        if (typeof w === "number" && !(w * h <= cfg.maxCanvasPixels) || w > cfg.maxCanvasSide || h > cfg.maxCanvasSide) {
-          violate("canvas_too_large", `${w}x${h}`);
+        // p5 makes a canvas at the density it chooses (the display's, for
+        // a main canvas) and the sketch's later pixelDensity() is held to the
+        // budget, so the fit is applied once p5 has made it: never below
+        // cfg.minPixelDensity, so the canvas made first is at most
+        // 1 / minPixelDensity^2 times the budget.
+        const wanted = name === "createGraphics" ? densityOf(this) : 1;
+        const fit = typeof w === "number" ? fitDensity(w, typeof h === "number" ? h : w, wanted) : wanted;
+        if (!(fit >= cfg.minPixelDensity)) {
+          violate("canvas_too_large", `${w}x${h}: its buffer would not fit ${cfg.maxCanvasPixels} `
+            + `device pixels (${cfg.maxBufferSide} a side) even at pixel density ${cfg.minPixelDensity}`);
           throw new Error(`paintrl sandbox: canvas ${w}x${h} is larger than allowed`);
-        }
-        if (name === "resizeCanvas") {
-          try { return apply(original, this, [w, h, ...rest]); } finally { noteSize(this); }
         }
         if (name === "createGraphics") {
           makingGraphics += 1;
-          try { return apply(original, this, [w, h, ...rest]); } finally { makingGraphics -= 1; }
+          let buffer;
+          try { buffer = apply(original, this, [w, h, ...rest]); } finally { makingGraphics -= 1; }
+          if (fit < wanted && buffer && typeof buffer.pixelDensity === "function") {
+            makingGraphics += 1;
+            try { buffer.pixelDensity(fit); } finally { makingGraphics -= 1; }
+          }
+          return buffer;
+        }
+        const fitted = (p) => {
+          const d = densityOf(p);
+          const fits = fitDensity(Number(p.width) || 1, Number(p.height) || 1, d);
+          if (fits < d) apply(nativePixelDensity, p, [fits]);
+        };
+        if (name === "resizeCanvas") {
+          try {
+            const result = apply(original, this, [w, h, ...rest]);
+            fitted(this);
+            return result;
+          } finally { noteSize(this); }
         }
         if (name !== "createCanvas") return apply(original, this, [w, h, ...rest]);
         // A new canvas replaces the last: look for its context afresh.
         creatingCanvas += 1;
         mainCanvas = null;
         try {
-          return apply(original, this, [w, h, ...rest]);
+          const result = apply(original, this, [w, h, ...rest]);
+          fitted(this);
+          return result;
         } finally {
           creatingCanvas -= 1;
           state.webgl = mainCanvas !== null && mainIsWebGL;
@@ -1011,38 +1136,94 @@
         }
       });
     };
+    for (const target of [proto, window.p5.Graphics && window.p5.Graphics.prototype]) {
+      const native = target && target.pixelDensity;
+      if (typeof native !== "function") continue;
+      defineProperty(target, "pixelDensity", {
+        value: function pixelDensity(value, ...rest) {
+          if (value === undefined) return apply(native, this, [value, ...rest]);
+          let d = Number(value);
+          if (d > 0) d = fitDensity(Number(this.width) || 1, Number(this.height) || 1, d);
+          return apply(native, this, [d, ...rest]);
+        },
+        writable: false,
+        configurable: false,
+      });
+    }
     guardSize("createCanvas");
     guardSize("resizeCanvas");
     guardSize("createGraphics");
 
-    window.p5.registerAddon((p5, fn, lifecycles) => {
-      lifecycles.presetup = function () {
-        instance = this;
-        this.randomSeed(cfg.seed);
-        this.noiseSeed(cfg.seed);
-      };
-      lifecycles.postsetup = function () {
-        state.webgl = mainCanvas !== null && mainIsWebGL;
-        state.width = this.width;
-        state.height = this.height;
-        state.hasDraw = typeof window.draw === "function";
-        state.phase = "setup_done";
-        // With draw(), p5 runs it once even after noLoop() in setup(), so
-        // postdraw captures; finishing here would capture an empty canvas.
-        if (!state.hasDraw) {
-          closeLedger();
-          finish();
+    const presetup = (p) => {
+      instance = p;
+      p.randomSeed(cfg.seed);
+      p.noiseSeed(cfg.seed);
+      if (cfg.brushVersion === "1") apply(realBrush.instance, realBrush, [libraryHandle(p)]);
+    };
+    const postsetup = (p) => {
+      state.webgl = mainCanvas !== null && mainIsWebGL;
+      noteSize(p);
+      state.hasDraw = typeof window.draw === "function";
+      state.phase = "setup_done";
+      // With draw(), p5 runs it once even after noLoop() in setup(), so
+      // postdraw captures; finishing here would capture an empty canvas.
+      if (!state.hasDraw) {
+        closeLedger();
+        finish();
+      }
+    };
+    const postdraw = (p) => {
+      state.frames += 1;
+      noteSize(p);
+      if (!p._loop || state.frames >= cfg.maxFrames) {
+        closeLedger();
+        finish();
+      }
+    };
+    if (typeof window.p5.registerAddon === "function") {
+      window.p5.registerAddon((p5, fn, lifecycles) => {
+        lifecycles.presetup = function () { presetup(this); };
+        lifecycles.postsetup = function () { postsetup(this); };
+        lifecycles.postdraw = function () { postdraw(this); };
+      });
+    } else {
+      // p5 1.x: registered methods, called on window in global mode.
+      const P = window.p5;
+      const self = () => P.instance;
+      P.prototype.registerMethod("beforeSetup", function () { presetup(self()); });
+      P.prototype.registerMethod("afterSetup", function () { postsetup(self()); });
+      P.prototype.registerMethod("post", function () { postdraw(self()); });
+    }
+  };
+
+  // p5.brush 1.x lays its strokes on the canvas with p5's own calls (image()
+  // of its mask) on the p5 instance it was given, where 2.x uses its own
+  // programs. It is given this handle on the instance: a drawing call made
+  // through it is the library's (libraryDepth, see author()), while sketch
+  // code the library calls back draws through p5's globals, as plain paint.
+  // Its hooks are on p5.prototype already, so it registers none again.
+  let libraryDepth = 0;
+  const reflectGet = Reflect.get;
+  const reflectSet = Reflect.set;
+  const libraryHandle = (target) => {
+    const drawing = create(null);
+    for (const name of cfg.plainPrimitives) drawing[name] = true;
+    const wrapped = create(null);
+    return new Proxy(target, {
+      get(t, key) {
+        const value = reflectGet(t, key, t);
+        if (typeof value !== "function" || typeof key !== "string") return value;
+        if (key === "registerMethod") return () => undefined;
+        if (!(key in drawing)) return value;
+        if (!(key in wrapped) || wrapped[key][0] !== value) {
+          wrapped[key] = [value, function (...args) {
+            libraryDepth += 1;
+            try { return apply(value, t, args); } finally { libraryDepth -= 1; }
+          }];
         }
-      };
-      lifecycles.postdraw = function () {
-        state.frames += 1;
-        state.width = this.width;
-        state.height = this.height;
-        if (!this._loop || state.frames >= cfg.maxFrames) {
-          closeLedger();
-          finish();
-        }
-      };
+        return wrapped[key][1];
+      },
+      set(t, key, value) { return reflectSet(t, key, value, t); },
     });
   };
 
@@ -1080,8 +1261,10 @@
     wrapBrush();
     // Before wrapP5() adds ours (whose postdraw may finish()); no sketch code
     // has run yet, so the list is the libraries' own.
-    const hooks = window.p5.lifecycleHooks;
-    frameEnds = hooks && Array.isArray(hooks.postdraw) ? hooks.postdraw.slice() : [];
+    const v1 = typeof window.p5.registerAddon !== "function";
+    const hooks = v1 ? window.p5.prototype._registeredMethods : window.p5.lifecycleHooks;
+    const frameEnd = v1 ? "post" : "postdraw";
+    frameEnds = hooks && Array.isArray(hooks[frameEnd]) ? hooks[frameEnd].slice() : [];
     // The libraries' own hooks paint as p5.brush (its end-of-frame blend lays
     // the frame's strokes on the canvas): the paint ledger credits them so.
     for (const name of hooks ? Object.keys(hooks) : []) {
@@ -1115,7 +1298,41 @@
         if (typeof window[name] === "function") window[name] = guardEntry(window[name]);
       } catch (e) { /* made read-only by the sketch: left as it is */ }
     }
-    new window.p5();
+    // p5 1.x runs setup() inside its constructor: an error there is the
+    // sketch's, reported as the window's error event reports 2.x's.
+    try {
+      startP5();
+    } catch (e) {
+      const error = shortError(e);
+      recordError(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+    }
+  };
+
+  // p5's global mode defines each of its names on window (p5 2.2
+  // createBindGlobal); a name the sketch declared itself (`function red()`,
+  // a top-level `var`) is a non-configurable property there, and p5's
+  // Object.defineProperty threw "Cannot redefine property" out of the
+  // harness. While p5 starts, such a name is left to the sketch, as p5 1.x's
+  // global mode and a plain page leave it: the sketch's code calls its own
+  // red(), p5's code calls its own (p5 reads its instance, not window).
+  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const startP5 = () => {
+    const before = Object.defineProperty;
+    const tolerant = function defineProperty_(target, key, descriptor) {
+      if (target === window) {
+        const own = getOwnPropertyDescriptor(window, key);
+        if (own && !own.configurable) return target;
+      }
+      return apply(before, Object, [target, key, descriptor]);
+    };
+    defineProperty(Object, "defineProperty", { value: tolerant, writable: true, configurable: true });
+    try {
+      new window.p5();
+    } finally {
+      if (Object.defineProperty === tolerant) {
+        defineProperty(Object, "defineProperty", { value: before, writable: true, configurable: true });
+      }
+    }
   };
 
   const snapshot = () => {

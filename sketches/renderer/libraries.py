@@ -1,5 +1,10 @@
 """Where the renderer finds p5 and p5.brush: the versions npm installed from
-package-lock.json, the same files the in-app editor serves."""
+package-lock.json, the same files the in-app editor serves.
+
+Two pairs: p5.brush 2.x with p5 2.x (the default), and p5.brush 1.x with the
+p5 1.x it needs (npm aliases `p5.brush-1` and `p5-1` in package.json), since
+p5.brush 2.x draws nothing on p5 1.x and 1.x's calls (bleed, setHatch, push,
+...) are not in 2.x. A sketch is rendered with one pair (BRUSH_VERSIONS)."""
 from __future__ import annotations
 
 import json
@@ -26,6 +31,16 @@ class Library:
 
 P5 = ("p5", "lib/p5.min.js")
 BRUSH = ("p5.brush", "dist/p5.brush.js")
+# The p5.brush major version a sketch is rendered with -> the npm packages of
+# its p5 and its p5.brush.
+BRUSH_2 = "2"
+BRUSH_1 = "1"
+DEFAULT_BRUSH = BRUSH_2
+PACKAGES = {
+    BRUSH_2: ("p5", "p5.brush"),
+    BRUSH_1: ("p5-1", "p5.brush-1"),
+}
+BRUSH_VERSIONS = tuple(PACKAGES)
 
 
 def _missing(node_modules: Path, package: str, exc: FileNotFoundError) -> LibrariesMissing:
@@ -35,32 +50,72 @@ def _missing(node_modules: Path, package: str, exc: FileNotFoundError) -> Librar
     )
 
 
-def _version(node_modules: Path, package: str) -> str:
+def _manifest(node_modules: Path, package: str) -> dict:
     try:
-        return json.loads((node_modules / package / "package.json").read_text())["version"]
+        return json.loads((node_modules / package / "package.json").read_text())
     except FileNotFoundError as exc:
         raise _missing(node_modules, package, exc) from exc
 
 
+def _version(node_modules: Path, package: str) -> str:
+    return _manifest(node_modules, package)["version"]
+
+
 def _load(node_modules: Path, package: str, relative: str) -> Library:
-    version = _version(node_modules, package)
+    # Named as the library calls itself ("p5", not the alias "p5-1").
+    manifest = _manifest(node_modules, package)
     try:
         source = (node_modules / package / relative).read_bytes()
     except FileNotFoundError as exc:
         raise _missing(node_modules, package, exc) from exc
-    return Library(package, version, source)
+    return Library(manifest["name"], manifest["version"], source)
 
 
-def installed_versions(node_modules: Path) -> dict[str, str]:
-    """{package: version} of the libraries a pool would load from
-    `node_modules`, as its `library_versions` reports them, read from their
+def _packages(brush: str) -> tuple[str, str]:
+    try:
+        return PACKAGES[brush]
+    except KeyError:
+        raise ValueError(f"unknown p5.brush version {brush!r}: "
+                         f"one of {', '.join(PACKAGES)}") from None
+
+
+def installed_versions(node_modules: Path, brush: str = DEFAULT_BRUSH) -> dict[str, str]:
+    """{library: version} of the pair a pool would load from `node_modules`
+    for `brush`, as its `library_versions` reports them, read from their
     package.json alone: no browser, no page server."""
-    return {package: _version(node_modules, package) for package, _ in (P5, BRUSH)}
+    return {_manifest(node_modules, package)["name"]: _version(node_modules, package)
+            for package in _packages(brush)}
 
 
-def load_p5(node_modules: Path) -> Library:
-    return _load(node_modules, *P5)
+def load_p5(node_modules: Path, brush: str = DEFAULT_BRUSH) -> Library:
+    return _load(node_modules, _packages(brush)[0], P5[1])
 
 
-def load_brush(node_modules: Path) -> Library:
-    return _load(node_modules, *BRUSH)
+def load_brush(node_modules: Path, brush: str = DEFAULT_BRUSH) -> Library:
+    return _load(node_modules, _packages(brush)[1], BRUSH[1])
+
+
+QUOTES = "\"'`"
+
+
+def shader_sources(library: Library) -> tuple[str, ...]:
+    """The GLSL sources written into a library's build: each string literal
+    holding a `void main`. GLSL has no quote characters, so the literal is the
+    quote-free stretch around it (no JavaScript parser needed); one with a
+    template substitution is skipped. The harness credits paint to p5.brush
+    only where a program linked from these sources drew it (harness.js, "The
+    paint ledger"), so a literal missed here makes the ledger stricter, never
+    looser."""
+    text = library.source.decode("ascii", "replace")
+    found: list[str] = []
+    at = text.find("void main")
+    while at >= 0:
+        start = max(text.rfind(q, 0, at) for q in QUOTES)
+        end = text.find(text[start], at) if start >= 0 else -1
+        body = text[start + 1:end] if end > 0 else ""
+        if body and "${" not in body and not any(q in body for q in QUOTES):
+            source = body.encode("ascii").decode("unicode_escape")
+            if source not in found:
+                found.append(source)
+        at = text.find("void main", max(at + 1, end))
+    return tuple(found)

@@ -15,10 +15,11 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 
-from ..brush_api import BRUSH_PAINT_METHODS, PLAIN_PRIMITIVES
-from .config import RendererConfig
-from .libraries import load_brush, load_p5
+from ..brush_api import PLAIN_PRIMITIVES, paint_methods_for
+from .config import MAX_BUFFER_SIDE, MIN_PIXEL_DENSITY, RendererConfig
+from .libraries import BRUSH_VERSIONS, DEFAULT_BRUSH, load_brush, load_p5, shader_sources
 
+# One page per p5.brush version, each loading its own pair of libraries.
 PAGE_PATH = "/sandbox"
 # The seed Math.random starts from while the libraries load; run() re-seeds.
 BOOT_SEED = 1
@@ -48,8 +49,16 @@ def content_security_policy(nonce: str) -> str:
     return CSP_TEMPLATE.format(nonce=nonce)
 
 
+def page_path(brush: str) -> str:
+    return PAGE_PATH if brush == DEFAULT_BRUSH else f"{PAGE_PATH}-{brush}"
+
+
+def library_path(brush: str, name: str) -> str:
+    return f"/lib/{name}" if brush == DEFAULT_BRUSH else f"/lib/{brush}/{name}"
+
+
 def harness_script(config: RendererConfig, nonce: str | None = None,
-                   silence_console: bool = False) -> str:
+                   silence_console: bool = False, brush: str = DEFAULT_BRUSH) -> str:
     """The harness as an inline <script> carrying its configuration. It must
     come before p5 and p5.brush; the editor's live preview uses it too, so a
     sketch runs there as it does here. The renderer's page silences the
@@ -63,25 +72,29 @@ def harness_script(config: RendererConfig, nonce: str | None = None,
         "maxFrames": config.max_frames,
         "maxCanvasSide": config.max_canvas_side,
         "maxCanvasPixels": config.max_canvas_side ** 2,
-        "brushPaintMethods": sorted(BRUSH_PAINT_METHODS),
+        "maxBufferSide": MAX_BUFFER_SIDE,
+        "minPixelDensity": MIN_PIXEL_DENSITY,
+        "brushVersion": brush,
+        "brushPaintMethods": sorted(paint_methods_for(brush)),
         "plainPrimitives": list(PLAIN_PRIMITIVES),
         "nonce": nonce,
         "silenceConsole": silence_console,
         "cpuFillMasks": config.cpu_fill_masks,
         "leanBlend": config.lean_blend,
+        "brushShaders": list(shader_sources(load_brush(config.library_dir, brush))),
     }
     nonce_attr = f' nonce="{html.escape(nonce)}"' if nonce else ""
     return (f'<script{nonce_attr} data-config="{html.escape(json.dumps(harness_config))}">'
             f"{harness}</script>")
 
 
-def build_page(config: RendererConfig, nonce: str) -> bytes:
+def build_page(config: RendererConfig, nonce: str, brush: str = DEFAULT_BRUSH) -> bytes:
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>paintrl sandbox</title>
 <style>html,body{{margin:0;padding:0;background:#fff;overflow:hidden}}canvas{{display:block}}</style>
-{harness_script(config, nonce, silence_console=True)}
-<script src="/lib/p5.js"></script>
-<script src="/lib/p5.brush.js"></script>
+{harness_script(config, nonce, silence_console=True, brush=brush)}
+<script src="{library_path(brush, 'p5.js')}"></script>
+<script src="{library_path(brush, 'p5.brush.js')}"></script>
 </head><body></body></html>""".encode()
 
 
@@ -99,18 +112,23 @@ class PageServer:
     """A threaded HTTP server bound to 127.0.0.1 on a free port."""
 
     def __init__(self, config: RendererConfig) -> None:
-        p5, brush = load_p5(config.library_dir), load_brush(config.library_dir)
-        self.library_versions = {p5.name: p5.version, brush.name: brush.version}
         # Fixed for the server's life: it only tells our inline scripts from
         # injected markup (sketches may eval anyway), it guards no secret.
         nonce = secrets.token_urlsafe(16)
         csp = content_security_policy(nonce)
-        routes = {
-            PAGE_PATH: (build_page(config, nonce), "text/html; charset=utf-8", "no-store"),
-            "/lib/p5.js": (p5.source, "text/javascript", "public, max-age=31536000, immutable"),
-            "/lib/p5.brush.js": (brush.source, "text/javascript",
-                                 "public, max-age=31536000, immutable"),
-        }
+        cache = "public, max-age=31536000, immutable"
+        routes = {}
+        # {brush version: {library: version}}; library_versions is the default's.
+        self.libraries: dict[str, dict[str, str]] = {}
+        for version in BRUSH_VERSIONS:
+            p5 = load_p5(config.library_dir, version)
+            brush = load_brush(config.library_dir, version)
+            self.libraries[version] = {p5.name: p5.version, brush.name: brush.version}
+            routes[page_path(version)] = (build_page(config, nonce, version),
+                                          "text/html; charset=utf-8", "no-store")
+            routes[library_path(version, "p5.js")] = (p5.source, "text/javascript", cache)
+            routes[library_path(version, "p5.brush.js")] = (brush.source, "text/javascript", cache)
+        self.library_versions = self.libraries[DEFAULT_BRUSH]
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
@@ -133,11 +151,14 @@ class PageServer:
         self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self.port = self._server.server_address[1]
         self.origin = f"http://127.0.0.1:{self.port}"
-        self.page_url = self.origin + PAGE_PATH
+        self.page_url = self.page_url_for(DEFAULT_BRUSH)
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="paintrl-page-server", daemon=True
         )
         self._thread.start()
+
+    def page_url_for(self, brush: str) -> str:
+        return self.origin + page_path(brush)
 
     def close(self) -> None:
         self._server.shutdown()

@@ -36,6 +36,7 @@ from playwright.async_api import async_playwright
 
 from .config import RendererConfig
 from .idle import IdleBrowsers
+from .libraries import BRUSH_VERSIONS, DEFAULT_BRUSH
 from .page_run import PageRun
 from .page_server import PageServer
 from .sandbox import STOP_GRACE_S, BrowserSandbox, BrowserUnavailable
@@ -124,6 +125,8 @@ class RenderPool:
             )
         self._server = PageServer(self.config)
         self.library_versions = self._server.library_versions
+        # {p5.brush version: {library: version}} of every pair it renders with.
+        self.libraries = self._server.libraries
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever,
                                         name="paintrl-render-pool", daemon=True)
@@ -138,8 +141,12 @@ class RenderPool:
 
     # -- public, blocking -------------------------------------------------
 
-    def render(self, code: str, seed: int = 0) -> PageRun:
-        return self._call(self._render(code, seed))
+    def render(self, code: str, seed: int = 0, brush: str = DEFAULT_BRUSH) -> PageRun:
+        """`brush`: the p5.brush version (libraries.BRUSH_VERSIONS) to render with."""
+        if brush not in BRUSH_VERSIONS:
+            raise ValueError(f"unknown p5.brush version {brush!r}: "
+                             f"one of {', '.join(BRUSH_VERSIONS)}")
+        return self._call(self._render(code, seed, brush))
 
     def close(self) -> None:
         if self._closed:
@@ -185,7 +192,7 @@ class RenderPool:
         # the last error (_acquire stops waiting when every one keeps failing).
         self._failures: dict[str, tuple[int, str]] = {}
 
-    async def _render(self, code: str, seed: int) -> PageRun:
+    async def _render(self, code: str, seed: int, brush: str = DEFAULT_BRUSH) -> PageRun:
         started = time.monotonic()
         self._mend_idle()  # damage from before this render is no evidence about it
         failed: list[Attempt] = []
@@ -208,7 +215,7 @@ class RenderPool:
                 if not sandbox.ready:
                     raise BrowserUnavailable(f"browser {sandbox.name} broke before the "
                                              "sketch started in it")
-                run = await sandbox.render(code, seed)
+                run = await sandbox.render(code, seed, brush)
             except BrowserUnavailable as exc:
                 failed.append(Attempt(sandbox.name, exc.sketch_ran, str(exc)))
                 log.warning("render retried after browser failure: %s", exc)

@@ -23,6 +23,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from . import os_sandbox
 from .config import RendererConfig
+from .libraries import DEFAULT_BRUSH
 from .page_run import PageRun
 from .page_server import PageServer
 from .paint import flatten_on_white
@@ -179,6 +180,7 @@ class _Tab:
         self.watch = _TabWatch(page, server)
         self.renders = 0
         self.loaded = False
+        self.brush = DEFAULT_BRUSH  # the p5.brush version of the page loaded
         self.loading: asyncio.Task | None = None
         self.cdp = None  # a DevTools session on this tab (storage clearing)
         # Stuck in a loop or no longer our document: closed before reuse.
@@ -189,9 +191,10 @@ class _Tab:
         return (self.discarded or self.watch.crashed or self.page.is_closed()
                 or self.renders >= TAB_RENDERS)
 
-    async def load(self, url: str) -> None:
+    async def load(self, server: PageServer, brush: str = DEFAULT_BRUSH) -> None:
         self.watch.reset()
-        await self.page.goto(url, wait_until="load")
+        await self.page.goto(server.page_url_for(brush), wait_until="load")
+        self.brush = brush
         self.watch.loaded = True
         self.loaded = True
 
@@ -239,7 +242,7 @@ class BrowserSandbox:
 
     async def _load(self, tab: _Tab) -> None:
         try:
-            await tab.load(self._server.page_url)
+            await tab.load(self._server)
         finally:
             tab.loading = None
 
@@ -273,7 +276,9 @@ class BrowserSandbox:
             except (TimeoutError, PlaywrightError):
                 log.warning("browser %s did not close cleanly; abandoning it", self.name)
 
-    async def render(self, code: str, seed: int) -> PageRun:
+    async def render(self, code: str, seed: int, brush: str = DEFAULT_BRUSH) -> PageRun:
+        """Tabs wait with the default version's page loaded; a sketch for
+        another version loads its page first (a navigation, about 90 ms)."""
         # Not a tab whose renderer died while it waited: no sketch's doing.
         tab = next((t for t in self._tabs if t.loaded and not t.spent), None)
         if tab is None or not self.alive:
@@ -288,6 +293,9 @@ class BrowserSandbox:
         timed_out = stopped = False
         try:
             async with asyncio.timeout(self._config.deadline_s):
+                if tab.brush != brush:
+                    await tab.load(self._server, brush)
+                    tab.loaded = False  # used by this render, like the one it replaced
                 await self._clear_storage(tab)
                 # The page that renders is the one shown: a background tab
                 # gets no animation frames, so a sketch that draws over 12

@@ -1,4 +1,4 @@
-"""python manage.py render_sketch PATH [--seed N] [--out FILE.png] [--json]
+"""python manage.py render_sketch PATH [--seed N] [--out FILE.png] [--json] [--brush auto|2|1]
 
 Renders one sketch (a .js file, a chat reply holding one, or `-` for stdin)
 in the sandbox and reports the gate's verdict. With --json, prints exactly one
@@ -14,7 +14,7 @@ from sketches.code_text import MAX_SKETCH_BYTES
 from sketches.conf import renderer_config
 from sketches.renderer import RendererUnavailable, RenderPool
 from sketches.renderer.libraries import LibrariesMissing
-from sketches.rendering import render_text
+from sketches.rendering import AUTO_BRUSH, BRUSH_CHOICES, render_text
 
 
 class Command(BaseCommand):
@@ -26,14 +26,17 @@ class Command(BaseCommand):
         parser.add_argument("--out", help="write the PNG here")
         parser.add_argument("--json", action="store_true", dest="as_json",
                             help="print one JSON object")
+        parser.add_argument("--brush", choices=BRUSH_CHOICES, default=AUTO_BRUSH,
+                            help="the p5.brush major version to render with; auto (the "
+                                 "default): the one the sketch's calls are written for")
 
-    def handle(self, *args, path, seed, out, as_json, **options):
+    def handle(self, *args, path, seed, out, as_json, brush=AUTO_BRUSH, **options):
         text = self._read(path)
         # One sketch needs one browser; starting a second would only cost time.
         config = dataclasses.replace(renderer_config(), browsers=1)
         try:
             with RenderPool(config) as pool:
-                outcome = render_text(pool, text, seed)
+                outcome = render_text(pool, text, seed, brush=brush)
         except (RendererUnavailable, LibrariesMissing) as exc:
             if as_json:
                 self.stdout.write(_dumps({"status": "unavailable", "violations": [],
@@ -70,7 +73,9 @@ class Command(BaseCommand):
         fraction = "-" if outcome.paint_fraction is None else f"{outcome.paint_fraction:.3f}"
         self.stdout.write(
             f"paint {fraction}, brush calls {outcome.brush_calls}, "
-            f"{outcome.width}x{outcome.height}, {outcome.elapsed_ms} ms"
+            f"{outcome.width}x{outcome.height} at pixel density {outcome.pixel_density:g}, "
+            f"{outcome.elapsed_ms} ms, "
+            + " ".join(f"{name} {version}" for name, version in sorted(outcome.libraries.items()))
         )
         if out and outcome.png:
             self.stdout.write(f"wrote {out}")

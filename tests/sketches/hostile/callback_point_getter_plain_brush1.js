@@ -1,0 +1,25 @@
+// expect: plain_painting
+// The same route under p5.brush 1.x (push()/pop() make it a 1.x sketch).
+// A polygon point whose getter paints plain p5 shapes while p5.brush reads
+// the polygon's vertices.
+function setup() {
+  createCanvas(200, 200, WEBGL);
+  background("#f6f1e8");
+  let done = false;
+  const corner = [0, 70];
+  Object.defineProperty(corner, 0, {
+    get() {
+      if (!done) {
+        done = true;
+        noStroke();
+        fill("#3f8a3a");
+        quad(-100, -100, 100, -100, 100, 60, -100, 60);
+      }
+      return -80;
+    },
+  });
+  brush.push();
+  brush.fill("#223344", 60);
+  brush.polygon([corner, [80, 70], [80, 95], [-80, 95]]);
+  brush.pop();
+}
