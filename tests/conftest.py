@@ -50,27 +50,66 @@ def read_sketch(relative: str) -> str:
 
 
 @pytest.fixture
-def render_worker(transactional_db, tmp_path, settings):
+def render_worker(transactional_db, media, settings):
     """A real Celery worker process on the `render` queue (Redis database 15),
-    sharing this test's database and a temporary MEDIA_ROOT."""
+    sharing this test's database and `media`."""
     from tests.workers import run_render_worker
 
-    yield from run_render_worker(tmp_path, settings)
+    yield from run_render_worker(media, settings)
 
 
 @pytest.fixture
-def train_worker(transactional_db, tmp_path, settings):
+def train_worker(transactional_db, media, settings):
     """A real Celery worker process on the `train` queue, sharing this test's
-    database and a temporary MEDIA_ROOT."""
+    database and `media`."""
     from tests.train_worker import run_train_worker
 
-    yield from run_train_worker(tmp_path, settings)
+    yield from run_train_worker(media, settings)
 
 
 @pytest.fixture
-def short_worker(transactional_db, tmp_path, settings):
+def short_worker(transactional_db, media, settings):
     """A real Celery worker process on the `short` queue (reward models,
-    scoring, replays), sharing this test's database and a temporary MEDIA_ROOT."""
+    scoring, replays), sharing this test's database and `media`."""
     from tests.train_worker import run_short_worker
 
-    yield from run_short_worker(tmp_path, settings)
+    yield from run_short_worker(media, settings)
+
+
+@pytest.fixture
+def media(settings, tmp_path) -> Path:
+    """This test's own MEDIA_ROOT (tmp_path/media, so a test's other files in
+    tmp_path stay apart from the app's) and reward-model decode cache. The
+    worker fixtures share it with their worker process."""
+    root = tmp_path / "media"
+    settings.MEDIA_ROOT = root
+    settings.PAINTRL_REWARD_CACHE_DIR = str(tmp_path / "reward_cache")
+    return root
+
+
+@pytest.fixture
+def staff(db):
+    """A staff member ("boss") who is not a superuser: what the app's staff
+    pages let in. pytest-django's `admin_user` is the superuser."""
+    from tests.rating_data import curator_create
+
+    return curator_create("boss", staff=True)
+
+
+@pytest.fixture
+def staff_client(client, staff):
+    """The test client logged in as `staff`."""
+    client.force_login(staff)
+    return client
+
+
+@pytest.fixture(scope="session")
+def test_policy(tmp_path_factory) -> Path:
+    """The folder of tests/policy_data.py's test-size policy, built once per
+    session: it writes sketch-shaped text, so its rollouts go through the
+    browser; few pass the gate. Tests read it and never write into it."""
+    from tests.policy_data import test_policy_build
+
+    out = tmp_path_factory.mktemp("policy") / "test-policy"
+    test_policy_build(out)
+    return out

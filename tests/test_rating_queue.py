@@ -16,14 +16,9 @@ from rating.selectors import QueueFilter
 from sketches.models import Render, Sketch
 from tests.rating_data import curator_create, renders_create
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 ALL = QueueFilter()
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
 
 
 @pytest.fixture

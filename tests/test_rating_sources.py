@@ -19,12 +19,7 @@ from sketches.models import Render
 from tests.pool_data import pool_renders_create
 from training.lab.agreement import _graded_renders
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 
 def simulated(render: Render, value: str = "love") -> None:

@@ -30,7 +30,7 @@ from pool.reward.metrics import (
 )
 from pool.reward.model import Scorer
 from pool.reward.train import TrainingCancelled, fit, new_scorer
-from tests.reward_data import GRADES, SMALL_CONFIG, media_settings, toy_graded_renders, toy_png
+from tests.reward_data import GRADES, SMALL_CONFIG, toy_graded_renders, toy_png
 
 
 def toy_tensors(count: int, seed: int = 0, size: int = 32):
@@ -174,8 +174,7 @@ class TestMetrics:
 @pytest.mark.django_db
 class TestTrainingJob:
     def test_a_job_trains_on_the_grades_and_records_metrics_data_and_weights(
-            self, settings, tmp_path):
-        media_settings(settings, tmp_path)
+            self, media, tmp_path):
         toy_graded_renders(90)
         job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
         done = services.reward_model_train(reward_model_id=job.pk)

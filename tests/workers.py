@@ -71,11 +71,11 @@ def run_worker(queue: str, media_root, settings, *, pool: str = "solo", concurre
         proc.kill()
 
 
-def run_render_worker(tmp_path, settings):
+def run_render_worker(media_root, settings):
     """The render worker as the Procfile runs it: threads sharing one pool of
     two browsers (the `render_worker` fixture in conftest.py yields from this)."""
     chromium_path()
-    yield from run_worker("render", tmp_path, settings, pool="threads", concurrency=2,
+    yield from run_worker("render", media_root, settings, pool="threads", concurrency=2,
                           env={"PAINTRL_RENDER_BROWSERS": "2"})
 
 
@@ -120,8 +120,6 @@ def wait_for(predicate, timeout: float = 90.0, worker=None):
             raise AssertionError(f"worker exited: {worker.stdout.read().decode()[-2000:]}")
         time.sleep(0.25)
     raise AssertionError("timed out waiting")
-
-
 
 
 def worker_kill(proc) -> None:
