@@ -276,7 +276,7 @@ class TestRedisRestarted:
               f"unacknowledged (redelivered later as no-ops)")
 
     def test_without_persistence_a_restart_loses_the_queue(self, own_redis, tmp_path):
-        """Why the README asks for appendonly: the same restart, without it,
+        """Why docs/operations.md asks for appendonly: the same restart, without it,
         drops every queued message (nothing runs; the queue is counted)."""
         from sketches.tasks import render_task
 
