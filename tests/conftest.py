@@ -1,5 +1,13 @@
-"""Shared fixtures. Browser tests use the real Chromium; where it is missing
-they fail and say how to install it (they never skip)."""
+"""Shared fixtures, and the test tiers. Browser tests use the real Chromium;
+where it is missing they fail and say how to install it (they never skip).
+
+Every test gets one tier marker of unit/services, plus browser, worker or
+training where it needs them (pyproject.toml registers them; `make
+test-fast` runs `-m "not browser and not worker and not training"`). A test
+is tiered by the fixtures it uses (TIER_FIXTURES), so a new test that takes
+`render_pool` or `train_worker` is tiered by construction; a test that
+starts Chromium or a worker by hand carries the marker itself, and the
+helpers that start them fail a test that does not."""
 from __future__ import annotations
 
 import os
@@ -10,6 +18,48 @@ import pytest
 from sketches.renderer import RendererConfig, RenderPool
 
 SKETCHES_DIR = Path(__file__).parent / "sketches"
+
+# The slow tiers, by the fixtures that put a test in them. `live_server` is
+# here because every test that serves the app to a page drives Chromium.
+TIER_FIXTURES = {
+    "browser": {"render_pool", "short_deadline_pool", "live_server", "render_worker"},
+    "worker": {"render_worker", "train_worker", "short_worker"},
+    "training": {"test_policy"},
+}
+# (Not django_db_blocker: pytest-django's autouse fixtures take it for every test.)
+DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences",
+                     "django_db_serialized_rollback"}
+# The test running now, for tier_require (set as each test is set up).
+_current: dict = {}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        for tier, fixtures in TIER_FIXTURES.items():
+            if names & fixtures:
+                item.add_marker(tier)
+        if item.get_closest_marker("django_db") or names & DATABASE_FIXTURES:
+            item.add_marker("services")
+        else:
+            item.add_marker("unit")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _current["item"] = item  # before its fixtures start anything
+
+
+def tier_require(tier: str, what: str) -> None:
+    """Fail the running test unless it is marked `tier`: `make test-fast`
+    must never start Chromium or a worker because a test forgot its marker."""
+    item = _current.get("item")
+    if item is not None and item.get_closest_marker(tier) is None:
+        pytest.fail(f"{item.nodeid} starts {what} but is not marked `{tier}`: add "
+                    f"@pytest.mark.{tier} (or use a fixture of tests/conftest.py's "
+                    "TIER_FIXTURES), so `make test-fast` leaves it out.")
+
+
 # Short enough that the hostile corpus runs quickly, long enough for every
 # honest test sketch (the slowest takes about 2.5 s on a cold browser here).
 TEST_DEADLINE_S = 8.0
@@ -19,6 +69,7 @@ SHORT_DEADLINE_S = 1.5
 
 
 def chromium_path() -> str:
+    tier_require("browser", "Chromium")
     path = os.environ.get("PAINTRL_CHROMIUM_PATH", "/usr/bin/chromium")
     if not os.access(path, os.X_OK):
         pytest.fail(f"Chromium is required at {path}: run `apt-get install chromium` "

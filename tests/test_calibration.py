@@ -243,6 +243,7 @@ def worker(media, transactional_db, settings):
 
 
 class TestJob:
+    @pytest.mark.worker
     def test_the_train_worker_samples_renders_and_measures_or_says_why_it_cannot(
             self, media, worker, test_policy):
         world = lab_world()
@@ -334,6 +335,7 @@ class TestRecalibrator:
         assert recalibration_problems(TrainingRun(name="off", rubric=gate_only)) == []
 
 
+@pytest.mark.worker
 class TestRunRecalibrates:
     def test_each_step_of_a_real_run_records_the_references_it_drew_from(
             self, media, worker, test_policy):

@@ -66,6 +66,8 @@ def send(task, args: list, broker_url: str) -> None:
 BATCH = 8
 
 
+@pytest.mark.browser
+@pytest.mark.worker
 class TestRenderWorkerKilled:
     def test_a_batch_cut_by_sigkill_finishes_on_a_new_worker_with_each_render_stored_once(
             self, media, transactional_db):
@@ -139,6 +141,8 @@ def browser_processes(worker: subprocess.Popen) -> list:
     return found
 
 
+@pytest.mark.browser
+@pytest.mark.worker
 class TestBrowsersKilledUnderTheRenderWorker:
     def test_an_honest_render_survives_its_browsers_killed_and_a_crasher_is_rejected(
             self, media, transactional_db):
@@ -244,6 +248,8 @@ def own_redis(tmp_path):
 RESTART_RENDERS = 8
 
 
+@pytest.mark.browser
+@pytest.mark.worker
 class TestRedisRestarted:
     def test_queued_renders_survive_a_restart_of_redis_with_appendonly(
             self, media, transactional_db, own_redis):
@@ -411,6 +417,8 @@ class TestDatabaseCutDuringImport:
               f"the reason, 0 partial; second import stored {failed}, duplicated 0")
 
 
+@pytest.mark.browser
+@pytest.mark.worker
 class TestDatabaseCutUnderTheRenderWorker:
     def test_a_render_whose_store_is_cut_off_is_retried_and_stored_once(
             self, media, request, transactional_db, tmp_path):

@@ -545,6 +545,7 @@ def default_worker(media, transactional_db, settings):
     yield from run_worker("default", media, settings)
 
 
+@pytest.mark.worker
 class TestImportWorker:
     def test_an_upload_is_imported_by_a_worker_on_the_default_queue(self, client, staff,
                                                                     default_worker):

@@ -39,6 +39,7 @@ class TestRoutes:
         assert routed | {django_settings.CELERY_TASK_DEFAULT_QUEUE} <= served
 
 
+@pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_a_short_job_finishes_while_a_long_task_holds_the_train_worker(media, tmp_path, settings):
     long_worker = run_train_worker(media, settings, include="tests.blocking_tasks")

@@ -29,6 +29,8 @@ from tests.train_worker import run_train_worker
 from tests.workers import wait_for
 from training.models import Rollout, TrainingRun, TrainingStep
 
+pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.training]
+
 # The painter's tiers, graded as a curator with its taste would.
 KEY_FOR_TIER = {"good": "1", "fair": "2", "bad": "3"}
 # Enough renders that every tier shows up and the reward model has pairs to

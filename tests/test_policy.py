@@ -195,6 +195,7 @@ class TestSavedPolicy:
         assert policy_record(tmp_path) == {}
 
 
+@pytest.mark.training
 class TestCommand:
     ARGS = {"size": "test", "steps": 3, "count": 24, "evaluate": 2}
 

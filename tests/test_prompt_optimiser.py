@@ -119,6 +119,7 @@ def worker(media, transactional_db, settings):
     next(generator, None)
 
 
+@pytest.mark.worker
 class TestOnTheTrainWorker:
     def test_a_job_stores_its_candidates_and_the_feedback_reaches_the_reflection_model(
             self, worker, policy, settings):

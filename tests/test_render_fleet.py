@@ -35,6 +35,8 @@ from training.models import Rollout, TrainingRun, TrainingStep
 from training.policy.build import assistant_text
 from training.runs import services
 
+pytestmark = [pytest.mark.browser, pytest.mark.worker]
+
 # The workers judge with the deadline the in-process test pool uses.
 WORKER_ENV = {"PAINTRL_RENDER_DEADLINE_S": str(TEST_DEADLINE_S)}
 

@@ -71,6 +71,7 @@ class TestStaleSelector:
         assert selectors.renders_stale_ids(2) == stale[:2]
 
 
+@pytest.mark.browser
 @pytest.mark.django_db
 class TestRerenderCommand:
     def test_stale_renders_are_rerendered_in_place_and_the_rest_left_alone(
@@ -139,6 +140,7 @@ exec "{chromium_path()}" "$@"
     return wrapper, stop, pids
 
 
+@pytest.mark.browser
 @pytest.mark.django_db
 class TestUnavailableRerender:
     def test_a_rerender_without_a_browser_keeps_the_old_png_verdict_and_version(

@@ -164,6 +164,7 @@ class TestHomeLoop:
             0 if response.context["loop"].next is None else 1)
         return response.context["loop"].next
 
+    @pytest.mark.training
     def test_each_step_done_moves_the_mark_to_the_next(self, staff, settings):
         from pool.models import RewardModel
         from tests.policy_data import test_policy_build

@@ -93,6 +93,8 @@ def s3_render_worker(media, transactional_db, bucket, settings):
                           env={**bucket.worker_env, "PAINTRL_RENDER_BROWSERS": "1"})
 
 
+@pytest.mark.browser
+@pytest.mark.worker
 def test_a_render_is_stored_in_the_bucket_and_served(s3_render_worker, bucket, client,
                                                      django_user_model):
     sketch = services.sketch_create(code=read_sketch("good/lines.js"), prompt="pencil lines")

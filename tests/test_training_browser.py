@@ -35,6 +35,7 @@ def page(media, live_server, boss, settings, monkeypatch):
     next(worker, None)
 
 
+@pytest.mark.worker
 def test_launch_from_the_admin_and_watch_the_run_finish(page, live_server, test_policy):
     from playwright.sync_api import expect
 

@@ -64,6 +64,7 @@ def ranks_of(processes: list[psutil.Process]) -> list[psutil.Process]:
     return [process for process in processes if is_rank(process)]
 
 
+@pytest.mark.worker
 class TestTwoProcesses:
     def test_every_step_and_rollout_is_stored_once_in_the_global_order(
             self, worker, test_policy):
@@ -99,6 +100,7 @@ class TestTwoProcesses:
         wait_for(lambda: not training_processes(worker), timeout=120, worker=worker)
 
 
+@pytest.mark.worker
 class TestCancel:
     def test_cancel_stops_every_process_after_the_same_step_and_leaves_none(
             self, worker, test_policy):
@@ -158,6 +160,7 @@ class TestCancel:
                 for index in (0, 1)]
 
 
+@pytest.mark.worker
 class TestWorkerKilled:
     def test_the_processes_stop_themselves_when_their_worker_dies(
             self, media, transactional_db, settings, test_policy):
@@ -178,6 +181,7 @@ class TestWorkerKilled:
         assert fresh(run).status == Status.RUNNING  # stalled: resumable once stale
 
 
+@pytest.mark.worker
 class TestCrash:
     def test_a_launch_that_fails_fails_the_run_with_the_end_of_its_log(
             self, worker, test_policy, tmp_path):

@@ -159,6 +159,7 @@ class TestDefaults:
         assert "yardstick" not in run_defaults()
 
 
+@pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 class TestOnTheTrainWorker:
     def test_a_run_probes_at_step_0_and_each_step_and_a_resume_stores_no_probe_twice(

@@ -77,6 +77,7 @@ def worker(media, transactional_db, settings):
     worker_stop(generator)
 
 
+@pytest.mark.worker
 class TestOnTheTrainWorker:
     def test_a_run_stores_every_step_and_rollout_and_a_redelivery_changes_nothing(
             self, worker, test_policy):
@@ -186,6 +187,8 @@ class TestOnTheTrainWorker:
         assert [prompts[step] for step in range(1, 9)] == [row["prompt_text"] for row in rows]
 
 
+@pytest.mark.browser
+@pytest.mark.worker
 class TestUnavailableRender:
     def test_an_unavailable_render_has_no_total_and_is_counted_under_v2_and_v1(
             self, staff_client, media, transactional_db, settings, test_policy, client):

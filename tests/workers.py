@@ -15,7 +15,7 @@ import redis
 from django.db import connection
 
 from paintrl_site.celery import app as celery_app
-from tests.conftest import chromium_path
+from tests.conftest import chromium_path, tier_require
 
 ROOT = Path(__file__).resolve().parents[1]
 # A Redis database of its own, so a running demo's workers never take test tasks.
@@ -52,6 +52,7 @@ def run_worker(queue: str, media_root, settings, *, pool: str = "solo", concurre
     and `media_root`; a generator for fixtures to yield from. Redis database
     15 is the broker, so a running demo's workers never take test tasks.
     `include` names more task modules for it to load (tests.blocking_tasks)."""
+    tier_require("worker", "a Celery worker")
     broker_use()
     settings.MEDIA_ROOT = media_root
     env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": TEST_REDIS_URL,
@@ -85,6 +86,7 @@ def render_worker_start(broker_url: str, media_root, *, env: dict | None = None,
     one pool), named `render_worker_name(name)`. Unlike run_worker it does
     not flush the broker: a test's second worker must find what the first
     one left there."""
+    tier_require("worker", "a Celery worker")
     chromium_path()
     env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": broker_url,
            "PAINTRL_MEDIA_ROOT": str(media_root), "PAINTRL_RENDER_BROWSERS": str(browsers),
