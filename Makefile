@@ -57,7 +57,7 @@ test-fast: dev-deps
 	@scripts/ensure_redis.sh
 	$(PY) -m pytest -m "$(FAST_TIERS)" $(PYTEST_ARGS)
 
-lint: $(VENV)/.installed-dev
+lint: system $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 
 bench: deps
