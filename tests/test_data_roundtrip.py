@@ -6,7 +6,8 @@ grades JSONL with `import_renders`, the snapshot folder with
 `import_pool_snapshot` (tests/test_pool_snapshot_import.py has its errors).
 
 What an export does not carry is asserted as such, so a change that starts
-carrying it shows up here (see /work/notes/readme_faults.md)."""
+carrying it shows up here (docs/operations.md, "Production", lists what each
+export carries)."""
 from __future__ import annotations
 
 import json
