@@ -421,7 +421,7 @@ class TestDatabaseCutDuringImport:
 @pytest.mark.worker
 class TestDatabaseCutUnderTheRenderWorker:
     def test_a_render_whose_store_is_cut_off_is_retried_and_stored_once(
-            self, media, request, transactional_db, tmp_path):
+            self, media, request, transactional_db):
         """The worker's line to PostgreSQL drops as it writes the render, and
         the next two connection attempts are refused: the task retries (a
         failed task would be acknowledged and its render left pending), the
@@ -448,7 +448,7 @@ class TestDatabaseCutUnderTheRenderWorker:
         assert proxy.cut_event.is_set() and proxy.refused == 2
         render = Render.objects.get(pk=pk)
         assert render.status == "ok" and Path(render.png.path).is_file()
-        pngs = list((tmp_path / "renders").rglob("*.png"))
+        pngs = list((media / "renders").rglob("*.png"))
         assert pngs == [Path(render.png.path)], "a PNG left behind by the failed write"
         print("\ndatabase cut under the render worker: 1 render, 1 failed store, retried, "
               "stored once, 0 orphan files")

@@ -39,14 +39,14 @@ class TestQueuedRendering:
 
 @pytest.mark.django_db
 class TestRenderStore:
-    def test_a_redelivered_render_is_not_rendered_twice(self, media, render_pool, tmp_path):
+    def test_a_redelivered_render_is_not_rendered_twice(self, media, render_pool):
         sketch = services.sketch_create(code=read_sketch("good/lines.js"))
         render = Render.objects.create(sketch=sketch, seed=1)
         first = services.render_execute(render_id=render.pk, pool=render_pool)
         again = services.render_execute(render_id=render.pk, pool=render_pool)
         assert first.status == again.status == "ok"
         assert again.rendered == first.rendered
-        assert len(list(Path(tmp_path, "renders").rglob("*.png"))) == 1
+        assert len(list(Path(media, "renders").rglob("*.png"))) == 1
 
     def test_render_stopped_at_its_deadline_is_stored_with_its_picture_so_far(
             self, media, short_deadline_pool, client, django_user_model):

@@ -174,7 +174,7 @@ class TestMetrics:
 @pytest.mark.django_db
 class TestTrainingJob:
     def test_a_job_trains_on_the_grades_and_records_metrics_data_and_weights(
-            self, media, tmp_path):
+            self, media):
         toy_graded_renders(90)
         job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
         done = services.reward_model_train(reward_model_id=job.pk)
@@ -186,7 +186,7 @@ class TestTrainingJob:
         ids = [i for split in data["render_ids"].values() for i in split]
         assert len(ids) == len(set(ids)) == data["renders"] == 90
         assert data["sources"] == ["app", "import"] and len(data["sha256"]) == 64
-        assert done.weights and (tmp_path / done.weights.name).stat().st_size > 0
+        assert done.weights and (media / done.weights.name).stat().st_size > 0
         assert done.progress["stage"] == "done" and done.started and done.finished
 
     def test_versions_count_up(self):

@@ -45,7 +45,7 @@ Status = TrainingRun.Status
 WORLD_RENDERS = 120
 
 
-def yardstick_world(media):
+def yardstick_world():
     """lab_world's active reward model and snapshot, and a yardstick of that model."""
     world = lab_world(count=WORLD_RENDERS)
     job = reward_services.reward_model_yardstick_create(reward_model=world.reward_model,
@@ -81,8 +81,8 @@ class TestLaunch:
         assert fresh(run).status == Status.DRAFT
 
     def test_a_yardstick_must_be_finished_disjoint_from_the_judges_model_with_a_pool(
-            self, test_policy, settings, tmp_path):
-        world, yardstick = yardstick_world(settings, tmp_path)
+            self, media, test_policy):
+        world, yardstick = yardstick_world()
         judge = world.reward_model
         # The judge's own model, and an ordinary model trained on the same grades.
         ordinary = reward_services.reward_model_create(config={"sources": "human"}, queue=False)
@@ -104,9 +104,9 @@ class TestLaunch:
         TrainingRun.objects.filter(pk=other.pk).update(judge=vision, scorer=vision)
         assert services.run_problems(fresh(other)) == []
 
-    def test_launch_freezes_the_probe_and_a_clone_copies_it(self, test_policy, settings,
-                                                            tmp_path):
-        world, yardstick = yardstick_world(settings, tmp_path)
+    def test_launch_freezes_the_probe_and_a_clone_copies_it(self, media, test_policy,
+                                                            ):
+        world, yardstick = yardstick_world()
         run = services.run_launch(run=make_run(test_policy, probe_every=3, seed=7,
                                                yardstick=yardstick, snapshot=world.snapshot))
         probe = run.launched_config["probe"]
@@ -163,8 +163,8 @@ class TestDefaults:
 @pytest.mark.django_db(transaction=True)
 class TestOnTheTrainWorker:
     def test_a_run_probes_at_step_0_and_each_step_and_a_resume_stores_no_probe_twice(
-            self, media, tmp_path, settings, test_policy, client):
-        world, yardstick = yardstick_world(settings, tmp_path)
+            self, media, settings, test_policy, client):
+        world, yardstick = yardstick_world()
         proc, generator = train_worker_start(media, settings)
         try:
             run = services.run_launch(run=make_run(
@@ -236,10 +236,10 @@ class TestOnTheTrainWorker:
         assert rollout_codes(run) == codes
 
     def test_a_probe_leaves_trainings_random_numbers_as_they_were(
-            self, tmp_path, settings, test_policy):
+            self, media, test_policy):
         """The same run with and without a probe writes the same rollouts: were the
         probe to draw from the global generator, every later sample would change."""
-        world, yardstick = yardstick_world(settings, tmp_path)
+        world, yardstick = yardstick_world()
         probed, plain = (services.run_launch(run=make_run(
             test_policy, max_steps=2, snapshot=world.snapshot, yardstick=yardstick,
             probe_every=every)) for every in (1, 0))
@@ -253,7 +253,7 @@ class TestOnTheTrainWorker:
 @pytest.mark.django_db
 class TestScores:
     def test_a_picture_scores_its_win_probability_a_rejected_sketch_0_an_unavailable_none(
-            self, render_pool, settings, tmp_path, test_policy):
+            self, media, render_pool, test_policy):
         import torch
 
         from sketches.rendering import OK, UNAVAILABLE, RenderOutcome
@@ -263,7 +263,7 @@ class TestScores:
         from training.runs.probe.samples import ProbePlan, Prober
         from training.runs.renderers import ProcessRenderer
 
-        world, yardstick = yardstick_world(settings, tmp_path)
+        world, yardstick = yardstick_world()
         run = services.run_launch(run=make_run(test_policy, probe_every=1, yardstick=yardstick,
                                                snapshot=world.snapshot))
         renderer = ProcessRenderer(render_pool)
