@@ -51,10 +51,11 @@ def pytest_runtest_setup(item):
 
 
 def tier_require(tier: str, what: str) -> None:
-    """Fail the running test unless it is marked `tier`: `make test-fast`
-    must never start Chromium or a worker because a test forgot its marker."""
+    """Fail the running test unless it is in a slow tier (`tier`, which it
+    should carry, or another): `make test-fast` must never start Chromium or
+    a worker because a test forgot its marker."""
     item = _current.get("item")
-    if item is not None and item.get_closest_marker(tier) is None:
+    if item is not None and not any(item.get_closest_marker(t) for t in TIER_FIXTURES):
         pytest.fail(f"{item.nodeid} starts {what} but is not marked `{tier}`: add "
                     f"@pytest.mark.{tier} (or use a fixture of tests/conftest.py's "
                     "TIER_FIXTURES), so `make test-fast` leaves it out.")
