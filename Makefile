@@ -1,5 +1,7 @@
-# Two commands: `make demo` runs the app, `make test` runs the suite. Both
-# install what is missing first (Debian packages as root, .venv, node_modules).
+# Two commands: `make demo` runs the app, `make test` runs the suite (`make
+# test-fast`: the edit-test loop, no browser, worker or training run). Each
+# installs what is missing first (Debian packages as root, .venv, node_modules;
+# the test and lint targets add requirements-dev.txt).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -8,17 +10,28 @@ PY := $(VENV)/bin/python
 DEMO_SKETCHES ?= 1664
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo test deps system lint bench clean
+.PHONY: demo test test-fast deps dev-deps system lint bench clean
+
+# What `make test-fast` runs: every tier but these (tests/conftest.py marks each test).
+FAST_TIERS := not browser and not worker and not training
 
 deps: system $(VENV)/.installed node_modules/.installed
+dev-deps: deps $(VENV)/.installed-dev
 
 system:
 	@scripts/system_deps.sh
 
-$(VENV)/.installed: requirements.txt
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+$(PY):
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+
+# Stamp files: each list is installed again only when it changes.
+$(VENV)/.installed: requirements.txt | $(PY)
 	$(PY) -m pip install --quiet -r requirements.txt
+	@touch $@
+
+$(VENV)/.installed-dev: requirements-dev.txt | $(PY)
+	$(PY) -m pip install --quiet -r requirements-dev.txt
 	@touch $@
 
 node_modules/.installed: package.json package-lock.json
@@ -36,11 +49,15 @@ demo: deps
 	@echo
 	$(VENV)/bin/honcho start
 
-test: deps
+test: dev-deps
 	@scripts/ensure_redis.sh
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-lint: deps
+test-fast: dev-deps
+	@scripts/ensure_redis.sh
+	$(PY) -m pytest -m "$(FAST_TIERS)" $(PYTEST_ARGS)
+
+lint: system $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 
 bench: deps

@@ -1,4 +1,4 @@
-"""The production profile (PAINTRL_PROFILE=production; README, "Production").
+"""The production profile (PAINTRL_PROFILE=production; docs/operations.md, "Production").
 
 The default profile is for one machine: DEBUG on, a key made per process,
 localhost only. This one refuses to start without a real secret key and the

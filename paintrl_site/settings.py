@@ -27,7 +27,7 @@ def env_float(name: str, default: float) -> float:
 
 DEBUG = env_bool("PAINTRL_DEBUG", True)
 # Development default: a key made per process is safe but logs everyone out on
-# restart; production sets PAINTRL_SECRET_KEY (see README, "Production").
+# restart; production sets PAINTRL_SECRET_KEY (see docs/operations.md, "Production").
 SECRET_KEY = os.environ.get("PAINTRL_SECRET_KEY") or secrets.token_urlsafe(50)
 ALLOWED_HOSTS = os.environ.get("PAINTRL_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
 CSRF_TRUSTED_ORIGINS = [
@@ -332,7 +332,7 @@ LOGGING = {
 
 # --- Profile -----------------------------------------------------------------
 # "dev" (the default) is everything above: one machine, DEBUG on. "production"
-# (paintrl_site/production.py; README, "Production") needs PAINTRL_SECRET_KEY and
+# (paintrl_site/production.py; docs/operations.md, "Production") needs PAINTRL_SECRET_KEY and
 # PAINTRL_ALLOWED_HOSTS, turns DEBUG off and serves over HTTPS only.
 PAINTRL_PROFILE = os.environ.get("PAINTRL_PROFILE", "dev").strip().lower() or "dev"
 if PAINTRL_PROFILE == "production":

@@ -36,7 +36,6 @@ def curator_get_or_create(*, username: str):
     return user
 
 
-@transaction.atomic
 def grade_record(*, render: Render, curator, value: str, shown_ms: int | None = None,
                  source: str = Grade.Source.APP) -> Grade:
     """Set `curator`'s grade of `render`, keeping the previous value in the
@@ -45,10 +44,14 @@ def grade_record(*, render: Render, curator, value: str, shown_ms: int | None = 
                         source=source)[0]
 
 
+# Atomic on its own, wherever it is called from (the row lock needs a
+# transaction); inside a caller's (grade_submit's) it joins that one, with no
+# savepoint to pay for on every grade.
+@transaction.atomic(savepoint=False)
 def _grade_write(*, render: Render, curator, value: str, shown_ms: int | None,
                  source: str) -> tuple[Grade, str]:
-    """grade_record's work, inside the caller's transaction; also returns the
-    value the grade had before ("" when new)."""
+    """grade_record's work: the grade and its history row in one transaction;
+    also returns the value the grade had before ("" when new)."""
     if value not in Grade.Value.values:
         raise ValueError(f"unknown grade {value!r}: "
                          f"expected one of {', '.join(Grade.Value.values)}")

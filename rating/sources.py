@@ -8,10 +8,17 @@ two are never mixed, and the condition is global: the first human grade
 anywhere stops every simulated grade counting, everywhere at once, even for
 renders no person has graded yet. Whatever rests on simulated grades says so
 (the pool page, a snapshot's rule, a reward model's training data, a judge's
-agreement)."""
+agreement).
+
+Curators' comparisons of two renders are people's too: they count beside
+people's grades, never beside the simulated curator's, and only those that
+chose a side (a tie is "can't tell": Bradley-Terry has no tie outcome, and
+half a win each way would only pull two scores together)."""
 from __future__ import annotations
 
-from .models import Grade
+from django.db.models import QuerySet
+
+from .models import Comparison, Grade
 
 HUMAN_SOURCES: tuple[str, ...] = (Grade.Source.APP.value, Grade.Source.IMPORT.value)
 SIMULATED_SOURCE: str = Grade.Source.SIMULATED.value
@@ -37,3 +44,15 @@ def grade_sources(choice: str = AUTO) -> tuple[str, ...]:
     if choice == AUTO:
         choice = SIMULATED if grades_simulated() else HUMAN
     return HUMAN_SOURCES if choice == HUMAN else SIMULATED_SOURCES
+
+
+def comparisons_count(sources: tuple[str, ...]) -> bool:
+    """Whether curators' comparisons count beside grades of `sources`: only
+    beside people's."""
+    return bool(set(sources) & set(HUMAN_SOURCES))
+
+
+def comparisons_decided() -> QuerySet[Comparison]:
+    """The comparisons that count: those that chose left or right, oldest first."""
+    return Comparison.objects.filter(
+        choice__in=[Comparison.Choice.LEFT, Comparison.Choice.RIGHT]).order_by("pk")

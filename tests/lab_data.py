@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pool.models import PoolMember, PoolSnapshot
 from pool.reward import services as reward_services
 from sketches.models import Render
-from tests.reward_data import SMALL_CONFIG, media_settings, toy_graded_renders, toy_render
+from tests.reward_data import SMALL_CONFIG, toy_graded_renders, toy_render
 
 GROUP_SIZE = 4
 
@@ -35,9 +35,8 @@ class LabWorld:
     reward_model: object
 
 
-def lab_world(settings, tmp_path, *, count: int = 48, train: bool = True) -> LabWorld:
+def lab_world(*, count: int = 48, train: bool = True) -> LabWorld:
     presets_ensure()
-    media_settings(settings, tmp_path)
     renders = toy_graded_renders(count)
     for index, render in enumerate(renders):
         sketch = render.sketch

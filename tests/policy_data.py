@@ -3,16 +3,12 @@ fixed handful of SFT steps on a small painter corpus (seconds, no renders).
 It writes sketch-shaped text, not sketches that pass the gate: tests that
 need gate passes must not rely on it.
 
-    from tests.policy_data import test_policy  # noqa: F401  (the fixture)
-
-    def test_something(test_policy):
+    def test_something(test_policy):  # the session fixture in tests/conftest.py
         model, tokenizer = policy_load(test_policy)
 """
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
 
 from training.policy.build import policy_bootstrap
 from training.policy.sft import SftConfig
@@ -29,11 +25,3 @@ def test_policy_build(out_dir: Path, *, seed: int = 0) -> dict:
                     learning_rate=5e-3, warmup_steps=5, threads=1, seed=seed)
     return policy_bootstrap(out_dir, size="test", count=TEST_POLICY["count"], seed=seed,
                             vocab_size=TEST_POLICY["vocab_size"], sft=sft, evaluate=0)
-
-
-@pytest.fixture(scope="session")
-def test_policy(tmp_path_factory) -> Path:
-    """The folder of a test-size policy, built once per test session."""
-    out = tmp_path_factory.mktemp("policy") / "test-policy"
-    test_policy_build(out)
-    return out

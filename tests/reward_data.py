@@ -64,9 +64,3 @@ def toy_graded_renders(count: int, *, seed: int = 0, curator: str = "alice",
 # A reward model small enough that a test trains it in about a second.
 SMALL_CONFIG = {"image_size": 32, "width": 8, "max_epochs": 20, "batch_size": 32,
                 "patience": 0, "sources": "human"}
-
-
-def media_settings(settings, tmp_path) -> None:
-    """Renders, weights and the decode cache under the test's own folder."""
-    settings.MEDIA_ROOT = tmp_path
-    settings.PAINTRL_REWARD_CACHE_DIR = str(tmp_path / "reward_cache")

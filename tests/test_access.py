@@ -238,12 +238,12 @@ class World:
 
 
 @pytest.fixture
-def world(settings, tmp_path) -> World:
+def world(media) -> World:
     """One row of every model a route looks up: renders with PNGs, their
     sketches, a pool snapshot with a member, presets, a draft run, a
     finished replay, a draft prompt optimisation, an import job, a reward
     model, grades and claims."""
-    lab = lab_world(settings, tmp_path, count=6, train=False)
+    lab = lab_world(count=6, train=False)
     render = lab.renders[0]
     curator = curator_create("cora")
     other = curator_create("otto")

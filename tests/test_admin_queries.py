@@ -11,7 +11,16 @@ from django.test.utils import CaptureQueriesContext
 from pool.models import PoolPin, PoolRule, PoolSnapshot, RewardModel
 from sketches.models import ImportJob
 from tests.rating_data import renders_create
-from training.models import Judge, PromptSet, Replay, Rubric, SystemPrompt, TrainingRun
+from training.models import (
+    Judge,
+    PromptCandidate,
+    PromptOptimisation,
+    PromptSet,
+    Replay,
+    Rubric,
+    SystemPrompt,
+    TrainingRun,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -78,6 +87,24 @@ def add_training_run(i, user):
         snapshot=PoolSnapshot.objects.create(name=f"s{i}", rule={}), created_by=user)
 
 
+def add_prompt_optimisation(i, user):
+    """Two kept candidates and a rejected proposal with a higher mean (over its
+    minibatch only): the best column shows the better kept one."""
+    judge = Judge.objects.create(name=f"judge {i}")
+    job = PromptOptimisation.objects.create(
+        name=f"optimisation {i}", prompt_set=PromptSet.objects.create(name=f"set {i}"),
+        seed_prompt=SystemPrompt.objects.create(name=f"prompt {i}"),
+        rubric=Rubric.objects.create(name=f"rubric {i}"), reflection=judge, judge=judge,
+        scorer=judge, created_by=user)
+    best = 0.5 + i / 100
+    for index, score in enumerate((0.25, best)):
+        PromptCandidate.objects.create(optimisation=job, index=index, text=f"paint {index}",
+                                       iteration=index, mean_score=score)
+    PromptCandidate.objects.create(optimisation=job, text="rejected", iteration=2,
+                                   mean_score=0.99)
+    return f"{best:.3f} (candidate 1)"
+
+
 @pytest.mark.parametrize("url, add", [
     ("/admin/sketches/importjob/", add_import_job),
     ("/admin/pool/poolrule/", add_rule),
@@ -90,6 +117,7 @@ def add_training_run(i, user):
     ("/admin/training/systemprompt/", add_system_prompt),
     ("/admin/training/promptset/", add_prompt_set),
     ("/admin/training/trainingrun/", add_training_run),
+    ("/admin/training/promptoptimisation/", add_prompt_optimisation),
 ])
 def test_a_list_page_costs_the_same_queries_for_one_row_as_for_five(client, url, add):
     admin = get_user_model().objects.create_superuser("root", "r@example.com", "x" * 12)

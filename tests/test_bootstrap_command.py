@@ -25,6 +25,7 @@ from training.policy.build_status import (
 )
 
 
+@pytest.mark.training
 def test_the_command_writes_a_loadable_policy_and_keeps_it(tmp_path):
     out = tmp_path / "policy"
     call_command("bootstrap_policy", "--size", "test", "--out", str(out), "--steps", "3",
@@ -40,6 +41,7 @@ def test_the_command_writes_a_loadable_policy_and_keeps_it(tmp_path):
 SMALL = ["--size", "test", "--steps", "3", "--evaluate", "0", "--count", "40"]
 
 
+@pytest.mark.training
 def test_if_missing_leaves_a_built_policy_alone(tmp_path, capsys):
     out = tmp_path / "policy"
     call_command("bootstrap_policy", "--out", str(out), *SMALL)
@@ -50,6 +52,7 @@ def test_if_missing_leaves_a_built_policy_alone(tmp_path, capsys):
     assert build_status(out).state == DONE
 
 
+@pytest.mark.training
 def test_queue_builds_on_the_train_worker_and_records_progress(tmp_path, train_worker):
     out = tmp_path / "queued"
     call_command("bootstrap_policy", "--out", str(out), "--queue", *SMALL)

@@ -20,6 +20,8 @@ from sketches.renderer import RendererConfig, RendererUnavailable, RenderPool
 from sketches.rendering import render_text
 from tests.conftest import chromium_path, make_config, read_sketch
 
+pytestmark = pytest.mark.browser
+
 AS_ROOT = os.geteuid() == 0
 root_only = pytest.mark.skipif(not AS_ROOT, reason="the user switch happens only for a root worker")
 SANDBOX_USER = RendererConfig().sandbox_user

@@ -21,8 +21,7 @@ from pool.models import Calibration, MemberWinRate, PoolMember, PoolSnapshot
 from pool.sampling import references_sample
 from pool.services import PoolError, calibration_results_store, snapshot_derive
 from tests.lab_data import lab_world
-from tests.policy_data import test_policy  # noqa: F401  (the session fixture)
-from tests.test_training_runs import make_run
+from tests.run_data import make_run
 from tests.workers import run_worker, wait_for
 from training.calibration.measure import RolloutPicture, win_rates_measure
 from training.calibration.recalibrate import Recalibrator, recalibration_problems
@@ -87,8 +86,8 @@ class TestWinRates:
 
 
 @pytest.fixture
-def world(settings, tmp_path):
-    return lab_world(settings, tmp_path)
+def world(media):
+    return lab_world()
 
 
 def rollouts_of(renders) -> list[RolloutPicture]:
@@ -210,10 +209,9 @@ class TestSnapshotPage:
         derived_page = client.get(reverse("pool:snapshot", args=[derived.pk])).content.decode()
         assert "Derived from" in derived_page and "lab pool" in derived_page
 
-    def test_a_refused_derive_says_why_and_freezes_nothing(self, world, client):
+    def test_a_refused_derive_says_why_and_freezes_nothing(self, staff_client, world, client):
         members = list(world.snapshot.members.values_list("pk", flat=True))
         calibration = finished_calibration(world.snapshot, dict.fromkeys(members, 0.05))
-        client.force_login(User.objects.create_user("boss", password="pw", is_staff=True))
         refused = client.post(reverse("pool:snapshot_derive", args=[world.snapshot.pk]),
                               {"calibration": calibration.pk, "low": 0.25, "high": 0.75,
                                "name": "none"})
@@ -237,17 +235,18 @@ class TestLaunch:
 
 
 @pytest.fixture
-def worker(transactional_db, tmp_path, settings):
-    generator = run_worker("train", tmp_path, settings,
+def worker(media, transactional_db, settings):
+    generator = run_worker("train", media, settings,
                            env={"PAINTRL_RENDER_BROWSERS": "1", "PAINTRL_RENDER_DEADLINE_S": "8"})
     yield next(generator)
     next(generator, None)
 
 
 class TestJob:
+    @pytest.mark.worker
     def test_the_train_worker_samples_renders_and_measures_or_says_why_it_cannot(
-            self, worker, settings, tmp_path, test_policy):  # noqa: F811
-        world = lab_world(settings, tmp_path)
+            self, media, worker, test_policy):
+        world = lab_world()
         prompts = PromptSet.objects.create(name="calibrate", prompts=["a red barn", "a lake"])
         calibration = calibration_launch(
             snapshot=world.snapshot, base_model=str(test_policy), prompt_set=prompts,
@@ -336,10 +335,11 @@ class TestRecalibrator:
         assert recalibration_problems(TrainingRun(name="off", rubric=gate_only)) == []
 
 
+@pytest.mark.worker
 class TestRunRecalibrates:
     def test_each_step_of_a_real_run_records_the_references_it_drew_from(
-            self, worker, settings, tmp_path, test_policy):  # noqa: F811
-        world = lab_world(settings, tmp_path)
+            self, media, worker, test_policy):
+        world = lab_world()
         v2 = Rubric.objects.get(name="v2")
         run = run_launch(run=make_run(test_policy, rubric=v2, snapshot=world.snapshot,
                                       max_steps=2, recalibrate_every=1))
@@ -367,9 +367,8 @@ class TestRunRecalibrates:
 
 @pytest.mark.django_db
 class TestCalibratePage:
-    def test_staff_launch_from_the_page_and_land_on_the_snapshot(self, world, client,
-                                                                 test_policy):  # noqa: F811
-        client.force_login(User.objects.create_user("boss", password="pw", is_staff=True))
+    def test_staff_launch_from_the_page_and_land_on_the_snapshot(self, staff_client, world, client,
+                                                                 test_policy):
         page = client.get(reverse("training:calibrate") + f"?snapshot={world.snapshot.pk}")
         assert page.status_code == 200 and "Calibrate a snapshot" in page.content.decode()
         posted = client.post(reverse("training:calibrate"), {
@@ -386,8 +385,8 @@ class TestCalibratePage:
         listed = client.get(reverse("pool:snapshot", args=[world.snapshot.pk])).content.decode()
         assert f"{test_policy}, judged by local" in listed and "Queued" in listed
 
-    def test_a_refusal_is_shown_on_the_form_and_queues_nothing(self, world, client, tmp_path):
-        client.force_login(User.objects.create_user("boss", password="pw", is_staff=True))
+    def test_a_refusal_is_shown_on_the_form_and_queues_nothing(
+            self, staff_client, world, client, tmp_path):
         refused = client.post(reverse("training:calibrate"), {
             "snapshot": world.snapshot.pk, "base_model": str(tmp_path / "none"),
             "samples_per_prompt": 2, "per_member": 3, "seed": 0})

@@ -6,7 +6,8 @@ grades JSONL with `import_renders`, the snapshot folder with
 `import_pool_snapshot` (tests/test_pool_snapshot_import.py has its errors).
 
 What an export does not carry is asserted as such, so a change that starts
-carrying it shows up here (see /work/notes/readme_faults.md)."""
+carrying it shows up here (docs/operations.md, "Production", lists what each
+export carries)."""
 from __future__ import annotations
 
 import json
@@ -99,8 +100,7 @@ def training_rows(snapshot: PoolSnapshot, renders: list[Render]) -> TrainingRun:
 
 class TestRestart:
     def test_grades_a_snapshot_and_a_run_read_back_identical_by_a_new_process(
-            self, transactional_db, tmp_path, settings):
-        settings.MEDIA_ROOT = tmp_path
+            self, media, transactional_db):
         renders = graded_pool()
         snapshot = snapshot_freeze(name="before the restart")
         training_rows(snapshot, renders)
@@ -125,8 +125,7 @@ def grades_view() -> list[tuple]:
 
 class TestExportImport:
     def test_a_grades_export_imported_into_an_empty_database_reproduces_the_grades(
-            self, transactional_db, tmp_path, settings):
-        settings.MEDIA_ROOT = tmp_path
+            self, media, transactional_db, tmp_path):
         graded_pool()
         before = grades_view()
         export = tmp_path / "grades.jsonl"
@@ -144,8 +143,7 @@ class TestExportImport:
         assert set(Grade.objects.values_list("source", flat=True)) == {"import"}
 
     def test_a_snapshot_export_imported_into_an_empty_database_reproduces_the_snapshot(
-            self, transactional_db, tmp_path, settings):
-        settings.MEDIA_ROOT = tmp_path / "media"
+            self, media, transactional_db, tmp_path):
         renders = graded_pool()
         (poppy,) = pool_renders_create(1, prompt="a poppy", start=4)
         grade_record(render=poppy, curator=curator_get_or_create(username="ana"), value="nope")

@@ -468,3 +468,31 @@ class TestPreviewMatchesTheServer:
         # The comparison tells one seed from the next, so the match is the seed's.
         assert (seed_mean > fidelity.MEAN_LEVELS_MAX
                 and seed_off > fidelity.OFF_SHARE_MAX), figures
+
+
+# The preview's words, in Chromium.
+ONE_CALL = """function setup() {
+  createCanvas(120, 100, WEBGL);
+  background("#f6f1e8");
+  brush.set("HB", "#2f2a26", 1.2);
+  line(-40, -30, 40, 30);
+}
+"""
+
+
+@pytest.mark.django_db(transaction=True)
+class TestPreviewCounts:
+    """The preview status counts with the right plural: "1 brush call", "7 brush
+    calls" (frames and problems are counted the same way)."""
+
+    def test_one_brush_call_is_singular(self, browser_context, live_server, parent):
+        sketch, render = parent
+        page = browser_context.new_page()
+        page.goto(live_server.url + edit_url(sketch, render))
+        wait_for_preview(page, "200×160")
+        several = page.inner_text("#preview-status")
+        assert "7 brush calls" in several, several
+        set_code(page, ONE_CALL)
+        wait_for_preview(page, "120×100")
+        status = page.inner_text("#preview-status")
+        assert "1 brush call," in status and "1 brush calls" not in status, status

@@ -66,9 +66,11 @@ def send(task, args: list, broker_url: str) -> None:
 BATCH = 8
 
 
+@pytest.mark.browser
+@pytest.mark.worker
 class TestRenderWorkerKilled:
     def test_a_batch_cut_by_sigkill_finishes_on_a_new_worker_with_each_render_stored_once(
-            self, transactional_db, tmp_path, settings):
+            self, media, transactional_db):
         """Kombu's Redis transport keeps a delivered message in its `unacked`
         hash until the ack (acks_late), and a worker puts back, when it starts
         and then every interval x throttle seconds, messages unacked for longer
@@ -79,9 +81,8 @@ class TestRenderWorkerKilled:
 
         app.conf.update(broker_url=TEST_REDIS_URL, result_backend=TEST_REDIS_URL)
         redis.Redis.from_url(TEST_REDIS_URL).flushdb()
-        settings.MEDIA_ROOT = tmp_path
         ids = pending_renders(BATCH)
-        first = render_worker_start(TEST_REDIS_URL, tmp_path)
+        first = render_worker_start(TEST_REDIS_URL, media)
         try:
             result = render_batch_task.delay(ids)
             wait_for(lambda: list(statuses(ids).values()).count("ok") >= 2, timeout=180,
@@ -98,7 +99,7 @@ class TestRenderWorkerKilled:
         assert unacked == 1, "the killed worker's message should wait, unacknowledged"
 
         time.sleep(2.5)  # past the second worker's visibility timeout
-        second = render_worker_start(TEST_REDIS_URL, tmp_path,
+        second = render_worker_start(TEST_REDIS_URL, media,
                               env={"PAINTRL_VISIBILITY_TIMEOUT_S": "2"})
         try:
             summary = result.get(timeout=240)
@@ -140,9 +141,11 @@ def browser_processes(worker: subprocess.Popen) -> list:
     return found
 
 
+@pytest.mark.browser
+@pytest.mark.worker
 class TestBrowsersKilledUnderTheRenderWorker:
     def test_an_honest_render_survives_its_browsers_killed_and_a_crasher_is_rejected(
-            self, transactional_db, tmp_path, settings):
+            self, media, transactional_db):
         """SIGKILL of every browser of a live render worker, mid-render: the
         honest render is retried on a relaunched browser and stored `ok`
         (never `rejected`). A sketch that crashes its page in every browser
@@ -152,12 +155,11 @@ class TestBrowsersKilledUnderTheRenderWorker:
 
         app.conf.update(broker_url=TEST_REDIS_URL, result_backend=TEST_REDIS_URL)
         redis.Redis.from_url(TEST_REDIS_URL).flushdb()
-        settings.MEDIA_ROOT = tmp_path
         warm, honest, crasher = (
             Render.objects.create(sketch=services.sketch_create(code=code), seed=1).pk
             for code in (read_sketch("good/lines.js"), LONG_RENDER,
                          read_sketch("hostile/unbounded_memory.js")))
-        worker = render_worker_start(TEST_REDIS_URL, tmp_path)
+        worker = render_worker_start(TEST_REDIS_URL, media)
         try:
             assert render_task.delay(warm).get(timeout=180) == "ok"  # the pool is up
             browsers = browser_processes(worker)
@@ -246,17 +248,18 @@ def own_redis(tmp_path):
 RESTART_RENDERS = 8
 
 
+@pytest.mark.browser
+@pytest.mark.worker
 class TestRedisRestarted:
     def test_queued_renders_survive_a_restart_of_redis_with_appendonly(
-            self, transactional_db, tmp_path, settings, own_redis):
+            self, media, transactional_db, own_redis):
         from sketches.tasks import render_task
 
         server = own_redis(appendonly=True)
-        settings.MEDIA_ROOT = tmp_path
         ids = pending_renders(RESTART_RENDERS)
         for pk in ids:
             send(render_task, [pk], server.url)
-        worker = render_worker_start(server.url, tmp_path)
+        worker = render_worker_start(server.url, media)
         try:
             wait_for(lambda: "ok" in statuses(ids).values(), timeout=180, worker=worker)
             queued = server.client().llen("render")
@@ -279,7 +282,7 @@ class TestRedisRestarted:
               f"unacknowledged (redelivered later as no-ops)")
 
     def test_without_persistence_a_restart_loses_the_queue(self, own_redis, tmp_path):
-        """Why the README asks for appendonly: the same restart, without it,
+        """Why docs/operations.md asks for appendonly: the same restart, without it,
         drops every queued message (nothing runs; the queue is counted)."""
         from sketches.tasks import render_task
 
@@ -322,10 +325,9 @@ def manage_shell(code: str, database: str) -> str:
 
 class TestDatabaseCut:
     def test_a_snapshot_cut_off_mid_freeze_leaves_nothing_and_freezes_once_back(
-            self, request, transactional_db, tmp_path, settings):
+            self, media, request, transactional_db):
         if not on_postgresql(request):
             return
-        settings.MEDIA_ROOT = tmp_path
         for render in pool_renders_create(3):
             grades_give(render, "love")
         db = connection.settings_dict
@@ -367,7 +369,7 @@ def import_via(proxy: TcpProxy, path: Path) -> dict:
 
 class TestDatabaseCutDuringImport:
     def test_items_cut_off_are_stored_whole_or_not_at_all_and_a_second_import_completes(
-            self, request, transactional_db, tmp_path, settings):
+            self, media, request, transactional_db, tmp_path):
         """The line drops as the third sketch goes in and stays down for two
         connection attempts: those items fail with a readable reason, every
         stored item has its render and both grades, and importing the same
@@ -379,7 +381,6 @@ class TestDatabaseCutDuringImport:
 
         if not on_postgresql(request):
             return
-        settings.MEDIA_ROOT = tmp_path
         redis.Redis.from_url(TEST_REDIS_URL).flushdb()  # renders are queued there, not run
         path = tmp_path / "sketches.jsonl"
         path.write_text("".join(
@@ -416,9 +417,11 @@ class TestDatabaseCutDuringImport:
               f"the reason, 0 partial; second import stored {failed}, duplicated 0")
 
 
+@pytest.mark.browser
+@pytest.mark.worker
 class TestDatabaseCutUnderTheRenderWorker:
     def test_a_render_whose_store_is_cut_off_is_retried_and_stored_once(
-            self, request, transactional_db, tmp_path, settings):
+            self, media, request, transactional_db):
         """The worker's line to PostgreSQL drops as it writes the render, and
         the next two connection attempts are refused: the task retries (a
         failed task would be acknowledged and its render left pending), the
@@ -430,12 +433,11 @@ class TestDatabaseCutUnderTheRenderWorker:
             return
         app.conf.update(broker_url=TEST_REDIS_URL, result_backend=TEST_REDIS_URL)
         redis.Redis.from_url(TEST_REDIS_URL).flushdb()
-        settings.MEDIA_ROOT = tmp_path
         [pk] = pending_renders(1)
         db = connection.settings_dict
         proxy = TcpProxy(db["HOST"] or "127.0.0.1", int(db["PORT"] or 5432))
         proxy.cut_on(b'UPDATE "sketches_render"', refuse=2)
-        worker = render_worker_start(TEST_REDIS_URL, tmp_path,
+        worker = render_worker_start(TEST_REDIS_URL, media,
                               env={"DATABASE_URL": via_proxy_url(proxy)})
         try:
             result = render_task.delay(pk)
@@ -446,7 +448,7 @@ class TestDatabaseCutUnderTheRenderWorker:
         assert proxy.cut_event.is_set() and proxy.refused == 2
         render = Render.objects.get(pk=pk)
         assert render.status == "ok" and Path(render.png.path).is_file()
-        pngs = list((tmp_path / "renders").rglob("*.png"))
+        pngs = list((media / "renders").rglob("*.png"))
         assert pngs == [Path(render.png.path)], "a PNG left behind by the failed write"
         print("\ndatabase cut under the render worker: 1 render, 1 failed store, retried, "
               "stored once, 0 orphan files")

@@ -48,10 +48,9 @@ User = get_user_model()
 
 
 def test_eight_curators_grading_during_imports_lose_and_duplicate_no_grade(
-        request, transactional_db, tmp_path, settings):
+        media, request, transactional_db, tmp_path, settings):
     if not on_postgresql(request):
         return
-    settings.MEDIA_ROOT = tmp_path / "media"
     renders_seed(RENDERS)
     curators, staff = users_create(CURATORS)
     redis.Redis.from_url(TEST_REDIS_URL).flushdb()  # no stale import tasks from another run

@@ -22,6 +22,8 @@ from sketches.renderer.sandbox import STOP_GRACE_S
 from sketches.rendering import render_text
 from tests.conftest import SKETCHES_DIR, TEST_DEADLINE_S, make_config, read_sketch
 
+pytestmark = pytest.mark.browser
+
 HOSTILE_DIR = SKETCHES_DIR / "hostile"
 EXPECT = re.compile(r"expect:\s*([\w, ]+)")
 # Stopping a sketch at the deadline and reading its page (STOP_GRACE_S at most)

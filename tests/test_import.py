@@ -31,7 +31,7 @@ from sketches.models import ImportJob, Render, Sketch
 from sketches.tasks import import_job_task
 from tests.workers import TEST_REDIS_URL, run_worker, wait_for
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 
 # --- building inputs -------------------------------------------------------
@@ -111,12 +111,6 @@ def run_command(*args) -> str:
     out = StringIO()
     call_command("import_renders", *map(str, args), stdout=out)
     return out.getvalue()
-
-
-@pytest.fixture(autouse=True)
-def media_root(tmp_path, settings):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    return settings.MEDIA_ROOT
 
 
 # --- the command on good inputs ---------------------------------------------
@@ -333,13 +327,13 @@ class TestHostileItems:
         assert Sketch.objects.filter(code=sketch_code(99)).exists()
         assert report.counts["imported"] == Sketch.objects.count() >= 1
 
-    def test_a_refused_item_leaves_no_rows_and_no_files(self, tmp_path, media_root):
+    def test_a_refused_item_leaves_no_rows_and_no_files(self, tmp_path, media):
         members = dict(HOSTILE[-1][1])  # a PNG render whose grades are refused
         report = import_path(write_zip(tmp_path / "x.zip", members))
         assert report.errors[0].code == ErrorCode.BAD_GRADES
         assert "unknown grade 'meh'" in report.errors[0].message
         assert not Sketch.objects.filter(code=sketch_code(5)).exists()
-        assert list(Path(media_root).rglob("*.png")) == []
+        assert list(Path(media).rglob("*.png")) == []
 
     def test_a_broken_manifest_line_keeps_its_file_from_importing_without_prompt(self,
                                                                                 tmp_path):
@@ -404,12 +398,6 @@ class TestHostileItems:
 
 
 # --- the upload page -----------------------------------------------------------
-
-@pytest.fixture
-def staff(db):
-    return get_user_model().objects.create_user("boss", password="a-long-password-1",
-                                                is_staff=True)
-
 
 @pytest.fixture
 def curator(db):
@@ -528,7 +516,7 @@ class TestUploadPage:
 
     @pytest.mark.parametrize("size", [5_000, 200_000], ids=["streamed", "content-length"])
     def test_uploads_over_the_limit_are_refused_with_413(self, client, staff, settings,
-                                                          media_root, size):
+                                                          media, size):
         """Small overruns are stopped by the upload handler as the body streams
         in; large ones by the declared Content-Length before reading it."""
         settings.PAINTRL_IMPORT_MAX_UPLOAD_BYTES = 1_000
@@ -538,7 +526,7 @@ class TestUploadPage:
         assert response.status_code == 413
         assert b"larger than the limit of 1000" in response.content
         assert ImportJob.objects.count() == 0
-        assert not Path(media_root, "imports").exists()
+        assert not Path(media, "imports").exists()
 
 
 class TestImportTaskRouting:
@@ -551,12 +539,13 @@ class TestImportTaskRouting:
 # --- the real worker ---------------------------------------------------------
 
 @pytest.fixture
-def default_worker(transactional_db, tmp_path, settings):
+def default_worker(media, transactional_db, settings):
     """A real Celery worker process on the `default` queue, sharing this test's
     database and MEDIA_ROOT."""
-    yield from run_worker("default", tmp_path / "media", settings)
+    yield from run_worker("default", media, settings)
 
 
+@pytest.mark.worker
 class TestImportWorker:
     def test_an_upload_is_imported_by_a_worker_on_the_default_queue(self, client, staff,
                                                                     default_worker):

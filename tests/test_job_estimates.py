@@ -70,13 +70,11 @@ class TestARunsTimeLeft:
         assert self.callback(3, [480])._progress(1, stage="training")["eta_s"] is None
 
     @pytest.mark.django_db
-    def test_the_run_page_says_estimating_until_the_pace_is_known(self, client):
+    def test_the_run_page_says_estimating_until_the_pace_is_known(self, staff_client, client):
         from django.urls import reverse
 
-        from tests.rating_data import curator_create
-        from tests.test_training_pages import run_create
+        from tests.run_data import run_create
 
-        client.force_login(curator_create("boss", staff=True))
         run = run_create(progress={"stage": "training", "step": 1, "max_steps": 4,
                                    "eta_s": None})
         text = client.get(reverse("training:run", args=[run.pk])).content.decode()

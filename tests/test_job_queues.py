@@ -39,11 +39,12 @@ class TestRoutes:
         assert routed | {django_settings.CELERY_TASK_DEFAULT_QUEUE} <= served
 
 
+@pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_short_job_finishes_while_a_long_task_holds_the_train_worker(tmp_path, settings):
-    long_worker = run_train_worker(tmp_path, settings, include="tests.blocking_tasks")
+def test_a_short_job_finishes_while_a_long_task_holds_the_train_worker(media, tmp_path, settings):
+    long_worker = run_train_worker(media, settings, include="tests.blocking_tasks")
     train = next(long_worker)
-    short_worker = run_short_worker(tmp_path, settings)
+    short_worker = run_short_worker(media, settings)
     short = next(short_worker)
     started, release = tmp_path / "started", tmp_path / "release"
     try:

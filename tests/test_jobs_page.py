@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
 from django.urls import reverse
 from django.utils import timezone
 
@@ -13,16 +12,9 @@ from pool.models import RewardModel
 from sketches import services as sketch_services
 from sketches.models import ImportJob, Render
 from tests.rating_data import curator_create
-from tests.test_training_pages import run_create
+from tests.run_data import run_create
 
 JOBS = reverse("jobs")
-
-
-@pytest.fixture
-def staff(db, client):
-    user = curator_create("boss", staff=True)
-    client.force_login(user)
-    return user
 
 
 def reward_model(version: int, **fields) -> RewardModel:
@@ -30,7 +22,7 @@ def reward_model(version: int, **fields) -> RewardModel:
 
 
 class TestTheTable:
-    def test_queued_jobs_are_numbered_by_queue_oldest_first(self, staff, client):
+    def test_queued_jobs_are_numbered_by_queue_oldest_first(self, staff_client, client):
         older = reward_model(1)
         newer = reward_model(2)
         upload = ImportJob.objects.create(original_filename="grades.zip", archive="imports/a.zip")
@@ -42,7 +34,7 @@ class TestTheTable:
         # Its pk, not 1: PostgreSQL's sequences do not restart between tests.
         assert places[("Import", f"Import {upload.pk} of grades.zip: queued")] == ("default", 1)
 
-    def test_a_running_run_shows_its_share_done_and_time_left(self, staff, client):
+    def test_a_running_run_shows_its_share_done_and_time_left(self, staff_client, client):
         run = run_create(progress={"step": 1, "max_steps": 4, "eta_s": 240})
         finished = run_create(status="done", name="old run")
         response = client.get(JOBS)
@@ -53,13 +45,14 @@ class TestTheTable:
         assert reverse("training:run", args=[run.pk]) in response.content.decode()
         assert finished.name not in response.content.decode()
 
-    def test_a_running_job_without_enough_progress_is_estimating(self, staff, client):
+    def test_a_running_job_without_enough_progress_is_estimating(self, staff_client, client):
         reward_model(1, status="running", started=timezone.now(),
                      progress={"stage": "training", "epoch": 0, "max_epochs": 50})
         (row,) = client.get(JOBS).context["rows"]
         assert (row.percent, row.eta) == (0, "estimating…")
 
-    def test_the_policy_build_is_listed_while_it_runs(self, staff, client, settings, tmp_path):
+    def test_the_policy_build_is_listed_while_it_runs(
+            self, staff_client, client, settings, tmp_path):
         from training.policy.build_status import build_tracked
         from training.policy.sft import SftProgress
 
@@ -71,23 +64,23 @@ class TestTheTable:
         assert (row.kind, row.queue, row.percent) == ("Policy build", "train", 40)
         assert not client.get(JOBS).context["rows"]  # finished: gone
 
-    def test_pending_renders_are_counted(self, staff, client):
+    def test_pending_renders_are_counted(self, staff_client, client):
         sketch = sketch_services.sketch_create(code="function setup(){}")
         Render.objects.create(sketch=sketch)
         assert "1 render waiting on the" in client.get(JOBS).content.decode()
 
 
 class TestRefresh:
-    def test_the_table_polls_while_a_job_is_live(self, staff, client):
+    def test_the_table_polls_while_a_job_is_live(self, staff_client, client):
         reward_model(1)
         assert 'hx-trigger="every 3s"' in client.get(JOBS).content.decode()
 
-    def test_it_stops_polling_when_nothing_is_live(self, staff, client):
+    def test_it_stops_polling_when_nothing_is_live(self, staff_client, client):
         reward_model(1, status="done")
         text = client.get(JOBS).content.decode()
         assert "No job is queued or running." in text and "hx-trigger" not in text
 
-    def test_a_poll_gets_only_the_table(self, staff, client):
+    def test_a_poll_gets_only_the_table(self, staff_client, client):
         response = client.get(JOBS, headers={"HX-Request": "true"})
         assert response.content.strip().startswith(b'<section id="jobs-table"')
 
@@ -99,7 +92,7 @@ class TestAccess:
 
 
 class TestHomePage:
-    def test_staff_see_what_is_running_with_a_link_to_the_jobs_page(self, staff, client):
+    def test_staff_see_what_is_running_with_a_link_to_the_jobs_page(self, staff_client, client):
         run_create(progress={"step": 2, "max_steps": 4, "eta_s": 30})
         reward_model(1)  # queued: not running
         text = client.get(reverse("home")).content.decode()
@@ -109,9 +102,8 @@ class TestHomePage:
                 "less than a minute left") in section
         assert "Reward model" not in section
 
-    def test_the_navigation_links_the_jobs_page_for_staff_only(self, db, client):
+    def test_the_navigation_links_the_jobs_page_for_staff_only(self, staff_client, db, client):
         link = f'<a href="{JOBS}">Jobs</a>'
-        client.force_login(curator_create("boss", staff=True))
         assert link in client.get(reverse("home")).content.decode()
         client.force_login(curator_create("ann"))
         assert link not in client.get(reverse("home")).content.decode()

@@ -18,7 +18,7 @@ import pytest
 
 from pool.reward import services
 from tests.fake_vision_server import GRID, painted_png
-from tests.reward_data import SMALL_CONFIG, media_settings, toy_graded_renders
+from tests.reward_data import SMALL_CONFIG, toy_graded_renders
 from training.judges import JudgeUnavailable, Picture, judge_backend
 from training.judges.cache import CachedJudge
 from training.judges.hpsv3 import CENTRE, NOT_CONFIGURED, SCALE, HPSv3Judge
@@ -171,9 +171,8 @@ class TestFactory:
         settings.PAINTRL_HPSV3_URL = service_url
         assert judge_backend(hpsv3_row()).key == f"hpsv3@{service_url}"
 
-    def test_not_configured_falls_back_to_the_local_reward_model(self, settings, tmp_path):
+    def test_not_configured_falls_back_to_the_local_reward_model(self, media, settings):
         settings.PAINTRL_HPSV3_URL = ""
-        media_settings(settings, tmp_path)
         toy_graded_renders(45)
         model = services.reward_model_create(config={**SMALL_CONFIG, "max_epochs": 8},
                                              queue=False)

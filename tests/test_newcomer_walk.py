@@ -29,6 +29,8 @@ from tests.train_worker import run_train_worker
 from tests.workers import wait_for
 from training.models import Rollout, TrainingRun, TrainingStep
 
+pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.training]
+
 # The painter's tiers, graded as a curator with its taste would.
 KEY_FOR_TIER = {"good": "1", "fair": "2", "bad": "3"}
 # Enough renders that every tier shows up and the reward model has pairs to
@@ -46,7 +48,7 @@ def newcomer(transactional_db):
 
 
 @pytest.fixture
-def walk(live_server, newcomer, settings, tmp_path, monkeypatch):
+def walk(media, live_server, newcomer, settings, tmp_path, monkeypatch):
     """Chromium logged in as the newcomer, one worker on every queue a
     newcomer's steps use, and the built-in policy in its folder."""
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -54,7 +56,7 @@ def walk(live_server, newcomer, settings, tmp_path, monkeypatch):
     policy_data.test_policy_build(policy)
     settings.PAINTRL_POLICY_DIR = str(policy)
     presets_ensure()  # what the data migrations installed, before the flush
-    worker = run_train_worker(tmp_path, settings, queue="render,short,train", env={
+    worker = run_train_worker(media, settings, queue="render,short,train", env={
         "PAINTRL_POLICY_DIR": str(policy), "PAINTRL_RENDER_BROWSERS": "1",
         "PAINTRL_RENDER_DEADLINE_S": "8"})
     proc = next(worker)

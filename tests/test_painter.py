@@ -196,6 +196,7 @@ def rendered():
         return list(workers.map(render, rendered_sample_seeds()))
 
 
+@pytest.mark.browser
 class TestRenderedRange:
     def test_sample_covers_every_subject_and_tier(self, rendered):
         assert {s.meta["subject"] for s, _ in rendered} == set(SUBJECTS)

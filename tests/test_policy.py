@@ -11,7 +11,6 @@ from django.core.management import CommandError, call_command
 from sketches.code_text import extract_code, strip_comments_and_strings
 from sketches.gate import static_violations
 from sketches.painter import paint
-from tests.policy_data import test_policy  # noqa: F401  (fixture)
 from training.policy import policy_load
 from training.policy.build import (
     POLICY_RECORD,
@@ -172,7 +171,7 @@ class TestSavedPolicy:
             assert (prompt_ids(loaded, SYSTEM_PROMPT, example.prompt)
                     == prompt_ids(tokenizer, SYSTEM_PROMPT, example.prompt))
 
-    def test_loads_and_writes_text(self, test_policy):  # noqa: F811
+    def test_loads_and_writes_text(self, test_policy):
         model, tokenizer = policy_load(test_policy)
         [completion] = completions_sample(model, tokenizer, ["a red poppy in watercolour"],
                                           system=SYSTEM_PROMPT, max_new_tokens=24)
@@ -182,7 +181,7 @@ class TestSavedPolicy:
         assert completions_sample(model, tokenizer, ["a red poppy in watercolour"],
                                   system=SYSTEM_PROMPT, max_new_tokens=24) == [completion]
 
-    def test_records_what_it_learnt_from(self, test_policy):  # noqa: F811
+    def test_records_what_it_learnt_from(self, test_policy):
         record = json.loads((test_policy / POLICY_RECORD).read_text())
         assert record["size"] == "test"
         assert record["corpus"]["examples"] > 0
@@ -196,6 +195,7 @@ class TestSavedPolicy:
         assert policy_record(tmp_path) == {}
 
 
+@pytest.mark.training
 class TestCommand:
     ARGS = {"size": "test", "steps": 3, "count": 24, "evaluate": 2}
 
@@ -232,7 +232,7 @@ class TestCommand:
             call_command("bootstrap_policy", out=str(tmp_path / "p"), size="test", count=0)
 
 
-def test_bootstrap_without_force_keeps_the_old_policy(tmp_path, test_policy):  # noqa: F811
+def test_bootstrap_without_force_keeps_the_old_policy(tmp_path, test_policy):
     before = (test_policy / "model.safetensors").read_bytes()
     with pytest.raises(FileExistsError):
         policy_bootstrap(test_policy, size="test", count=12,

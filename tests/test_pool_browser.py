@@ -13,9 +13,8 @@ VIEWPORT = {"width": 1280, "height": 900}
 
 
 @pytest.fixture
-def demo_pool(transactional_db, settings, tmp_path):
+def demo_pool(media, transactional_db):
     """Like the demo the issue saw: 12 subjects graded, love in 5 of them (8 each)."""
-    settings.MEDIA_ROOT = tmp_path
     start = 0
     for index, words in enumerate(PAINTER_KEYWORDS.values()):
         renders = pool_renders_create(8 if index < 5 else 1, prompt=f"a {words[0]}",

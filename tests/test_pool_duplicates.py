@@ -32,6 +32,8 @@ from tests.pool_data import grades_give, pattern_image, png_of, pool_renders_cre
 
 MAX_BITS, MAX_COLOUR = 8, 10.0  # the settings' defaults
 
+pytestmark = pytest.mark.usefixtures("media")
+
 
 def altered(image: Image.Image, how: str) -> Image.Image:
     if how == "resized":
@@ -90,10 +92,6 @@ class TestFingerprints:
 
 @pytest.mark.django_db
 class TestStoredFingerprints:
-    @pytest.fixture(autouse=True)
-    def media(self, settings, tmp_path):
-        settings.MEDIA_ROOT = tmp_path
-
     def test_each_png_is_decoded_once(self):
         renders = pool_renders_create(3)
         first = render_fingerprints_store(renders=renders)
@@ -124,10 +122,6 @@ class TestTheReadWritesNothing:
     """The pool page's read computes a missing fingerprint without storing it;
     the page has a task store it after the request."""
 
-    @pytest.fixture(autouse=True)
-    def media(self, settings, tmp_path):
-        settings.MEDIA_ROOT = tmp_path
-
     @pytest.fixture
     def eager(self, monkeypatch):
         from paintrl_site.celery import app
@@ -146,13 +140,11 @@ class TestTheReadWritesNothing:
         assert pool_overview().fingerprints_unstored == ()
 
     def test_the_page_queues_the_store_after_the_request(
-            self, client, eager, django_capture_on_commit_callbacks):
-        from tests.rating_data import curator_create
+            self, staff_client, client, eager, django_capture_on_commit_callbacks):
 
         renders = pool_renders_create(2)
         for render in renders:
             grades_give(render, "love")
-        client.force_login(curator_create("boss", staff=True))
         with django_capture_on_commit_callbacks() as queued:
             assert client.get(reverse("pool:curate")).status_code == 200
         assert len(queued) == 1 and not RenderFingerprint.objects.exists()
@@ -166,10 +158,6 @@ class TestTheReadWritesNothing:
 
 @pytest.mark.django_db
 class TestDropTheWeaker:
-    @pytest.fixture(autouse=True)
-    def media(self, settings, tmp_path):
-        settings.MEDIA_ROOT = tmp_path
-
     def scored(self, render: Render, score: float | None) -> Render:
         Render.objects.filter(pk=render.pk).update(taste_score=score)
         render.refresh_from_db()

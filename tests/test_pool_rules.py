@@ -12,10 +12,7 @@ from sketches.models import Render, Sketch
 from sketches.painter import SUBJECTS, paint
 from tests.pool_data import grades_give, pool_renders_create
 
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
+pytestmark = pytest.mark.usefixtures("media")
 
 
 def tally(*values: str) -> GradeTally:

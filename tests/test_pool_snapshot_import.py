@@ -25,12 +25,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def media(settings, tmp_path) -> Path:
-    settings.MEDIA_ROOT = tmp_path / "media"
-    return settings.MEDIA_ROOT
-
-
-@pytest.fixture
 def spring(media) -> PoolSnapshot:
     """Three loved tulips, an okay seascape and a noped poppy pinned in as okay."""
     tulips = pool_renders_create(3, prompt="a tulip")

@@ -16,12 +16,7 @@ from sketches.importing import Outcome, import_path
 from sketches.models import Render, Sketch
 from tests.pool_data import grades_give, pool_renders_create
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 
 @pytest.fixture

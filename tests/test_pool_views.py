@@ -16,19 +16,9 @@ from sketches.models import Render
 from tests.pool_data import grades_give, pool_renders_create
 from tests.rating_data import curator_create
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 CURATE = reverse("pool:curate")
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
-
-
-@pytest.fixture
-def staff():
-    return curator_create("boss", staff=True)
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ from jobs.services import CancelOutcome
 from sketches.rendering import render_text
 from tests.conftest import read_sketch
 from tests.fake_reflection_server import FakeReflectionServer
-from tests.policy_data import test_policy  # noqa: F401  (the session fixture)
 from tests.workers import run_worker, wait_for
 from training.models import (
     Judge,
@@ -109,12 +108,13 @@ def policy(request):
 
 
 @pytest.fixture
-def worker(transactional_db, tmp_path, settings):
-    generator = run_worker("train", tmp_path, settings, env=WORKER_ENV)
+def worker(media, transactional_db, settings):
+    generator = run_worker("train", media, settings, env=WORKER_ENV)
     yield next(generator)
     next(generator, None)
 
 
+@pytest.mark.worker
 class TestOnTheTrainWorker:
     def test_a_job_stores_its_candidates_and_the_feedback_reaches_the_reflection_model(
             self, worker, policy, settings):

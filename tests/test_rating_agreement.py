@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from rating import agreement
@@ -147,11 +146,6 @@ def graded(db):
             if value:
                 grade_record(render=render, curator=curator, value=value)
     return renders
-
-
-@pytest.fixture
-def staff(db):
-    return get_user_model().objects.create_user("boss", password="x-long-pass-1", is_staff=True)
 
 
 class TestAgreementPage:

@@ -26,12 +26,11 @@ def curator(transactional_db):
 
 
 @pytest.fixture
-def browser(live_server, curator, settings, tmp_path, monkeypatch):
+def browser(media, live_server, curator, monkeypatch):
     """Chromium logged in as the curator. Playwright's sync API runs an event
     loop in this thread, hence DJANGO_ALLOW_ASYNC_UNSAFE for the ORM checks."""
     from playwright.sync_api import sync_playwright
 
-    settings.MEDIA_ROOT = tmp_path
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     client = Client()
     client.force_login(curator)

@@ -19,16 +19,11 @@ from rating.pairs import certainty, pair_key, pair_progress
 from rating.pairs import pairs_open as pairs_open_lazily
 from tests.rating_data import curator_create, renders_create
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 COMPARE = reverse("rating:compare")
 ACT = reverse("rating:compare_act")
 NEXT = reverse("rating:compare_next")
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
@@ -20,12 +19,7 @@ from rating.comparison_transfer import ComparisonImportError, comparisons_import
 from rating.models import Comparison
 from tests.rating_data import curator_create, renders_create
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 
 @pytest.fixture
@@ -113,12 +107,12 @@ class TestJsonlRoundTrip:
 
 
 class TestExportView:
-    def test_staff_download_the_jsonl_and_curators_are_refused(self, client, compared):
+    def test_staff_download_the_jsonl_and_curators_are_refused(
+            self, staff, client, compared):
         url = reverse("rating:export_comparisons")
         client.force_login(curator_create("dora"))
         assert client.get(url).status_code == 403
-        client.force_login(get_user_model().objects.create_user(
-            "boss", password="x-long-pass-1", is_staff=True))
+        client.force_login(staff)
         response = client.get(url)
         assert response.status_code == 200
         lines = b"".join(response.streaming_content).decode().splitlines()
@@ -169,9 +163,7 @@ class TestAgreement:
         assert (agreement.pairs, agreement.curator_pairs, agreement.agreeing) == (2, 4, 1)
         assert agreement.share == pytest.approx(0.25)
 
-    def test_the_agreement_page_shows_it(self, client, compared):
-        client.force_login(get_user_model().objects.create_user(
-            "boss", password="x-long-pass-1", is_staff=True))
+    def test_the_agreement_page_shows_it(self, staff_client, client, compared):
         html = client.get(reverse("rating:agreement")).content.decode()
         assert 'data-stat="comparison-agreement">100%' in html
         assert reverse("rating:export_comparisons") in html

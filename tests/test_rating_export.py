@@ -7,7 +7,6 @@ import json
 import zipfile
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
 from django.core.management import call_command
 from django.urls import reverse
@@ -28,10 +27,9 @@ def png_bytes(colour: str) -> bytes:
 
 
 @pytest.fixture
-def graded(db, settings, tmp_path):
+def graded(media, db):
     """Three renders: two graded (one with an image by two curators, one
     rejected without an image), one not graded at all."""
-    settings.MEDIA_ROOT = tmp_path / "media"
     alice, bob = curator_get_or_create(username="alice"), curator_get_or_create(username="bob")
     kite = sketch_services.sketch_create(code="function setup(){ /* kite */ }",
                                          prompt="a red kite — über the hills")
@@ -44,11 +42,6 @@ def graded(db, settings, tmp_path):
     grade_record(render=loved, curator=bob, value="okay")
     grade_record(render=rejected, curator=bob, value="nope")
     return {"loved": loved, "rejected": rejected, "ungraded": ungraded}
-
-
-@pytest.fixture
-def staff(db):
-    return get_user_model().objects.create_user("boss", password="x-long-pass-1", is_staff=True)
 
 
 def parse_lines(text: str) -> list[dict]:

@@ -16,14 +16,9 @@ from rating.selectors import QueueFilter
 from sketches.models import Render, Sketch
 from tests.rating_data import curator_create, renders_create
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 ALL = QueueFilter()
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
 
 
 @pytest.fixture
@@ -144,6 +139,19 @@ class TestGradeActions:
         assert previous == ""
         assert (grade.curator, grade.value, grade.shown_ms) == (alice, "love", 840)
         assert not Claim.objects.exists()
+
+    @pytest.mark.django_db(transaction=True)
+    def test_a_grade_write_outside_any_transaction_locks_and_writes_on_its_own(self, alice):
+        """Autocommit, no caller's transaction: the write (the row lock and
+        the grade with its history) is atomic by itself."""
+        (render,) = renders_create(1)
+        for value in ("love", "okay"):
+            services._grade_write(render=render, curator=alice, value=value, shown_ms=None,
+                                  source=Grade.Source.APP)
+        grade = Grade.objects.get(render=render, curator=alice)
+        assert grade.value == "okay"
+        assert list(GradeChange.objects.filter(grade=grade).order_by("pk")
+                    .values_list("previous", "value")) == [("", "love"), ("love", "okay")]
 
     def test_changing_a_grade_keeps_the_previous_value_in_history(self, alice):
         (render,) = renders_create(1)

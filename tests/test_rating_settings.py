@@ -15,16 +15,11 @@ from rating.queue import queue_next
 from rating.selectors import QueueFilter
 from tests.rating_data import curator_create, renders_create
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 ALL = QueueFilter()
 GRADE = reverse("rating:grade")
 ADMIN = "admin:rating_gradingsettings"
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
 
 
 @pytest.fixture(autouse=True)
@@ -133,21 +128,16 @@ class TestGuidelines:
 
 
 class TestAdmin:
-    @pytest.fixture
-    def staff_client(self, client, admin_user):
-        client.force_login(admin_user)
-        return client
-
-    def test_one_row_no_second_add_and_no_delete(self, staff_client, admin_user):
-        assert staff_client.get(reverse(f"{ADMIN}_changelist")).url == reverse(f"{ADMIN}_add")
-        staff_client.post(reverse(f"{ADMIN}_add"), {"overlap": "", "guidelines": "Look twice."})
+    def test_one_row_no_second_add_and_no_delete(self, admin_client, admin_user):
+        assert admin_client.get(reverse(f"{ADMIN}_changelist")).url == reverse(f"{ADMIN}_add")
+        admin_client.post(reverse(f"{ADMIN}_add"), {"overlap": "", "guidelines": "Look twice."})
         row = GradingSettings.objects.get()
         assert (row.guidelines, row.updated_by) == ("Look twice.", admin_user)
-        assert staff_client.get(reverse(f"{ADMIN}_add")).status_code == 403
-        assert staff_client.get(reverse(f"{ADMIN}_delete", args=[row.pk])).status_code == 403
-        assert staff_client.get(reverse(f"{ADMIN}_changelist")).url == \
+        assert admin_client.get(reverse(f"{ADMIN}_add")).status_code == 403
+        assert admin_client.get(reverse(f"{ADMIN}_delete", args=[row.pk])).status_code == 403
+        assert admin_client.get(reverse(f"{ADMIN}_changelist")).url == \
             reverse(f"{ADMIN}_change", args=[row.pk])
 
-    def test_an_overlap_below_one_is_refused(self, staff_client):
-        response = staff_client.post(reverse(f"{ADMIN}_add"), {"overlap": "0", "guidelines": ""})
+    def test_an_overlap_below_one_is_refused(self, admin_client):
+        response = admin_client.post(reverse(f"{ADMIN}_add"), {"overlap": "0", "guidelines": ""})
         assert response.status_code == 200 and not GradingSettings.objects.exists()

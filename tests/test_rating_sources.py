@@ -8,23 +8,21 @@ import pytest
 from pool.reward.data import graded_set_from_db
 from pool.rules import pool_entries
 from rating.models import Grade
-from rating.services import curator_get_or_create, grade_record
+from rating.services import comparison_submit, curator_get_or_create, grade_record
 from rating.sources import (
     HUMAN_SOURCES,
     SIMULATED_SOURCES,
+    comparisons_count,
+    comparisons_decided,
     grade_sources,
     grades_simulated,
 )
 from sketches.models import Render
 from tests.pool_data import pool_renders_create
+from tests.rating_data import renders_create
 from training.lab.agreement import _graded_renders
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 
 def simulated(render: Render, value: str = "love") -> None:
@@ -101,3 +99,24 @@ class TestEveryUserGivesTheSameAnswer:
         assert graded_set_from_db(sources="auto").sources == SIMULATED_SOURCES
         graded, label = _graded_renders(None)
         assert label == "simulated" and graded.keys() == {first.pk, second.pk}
+
+
+class TestComparisons:
+    """Which comparisons count is rating.sources' answer too: a side chosen
+    (never a tie or a skip), and only beside people's grades."""
+
+    def test_comparisons_count_beside_peoples_grades_never_the_simulated_curators(self):
+        assert comparisons_count(HUMAN_SOURCES) and comparisons_count(("app",))
+        assert not comparisons_count(SIMULATED_SOURCES)
+
+    def test_only_a_chosen_side_counts_and_the_reward_models_data_holds_just_those(self):
+        a, b, c = renders_create(3, prompt="a tulip", same_prompt=True)
+        alice = curator_get_or_create(username="alice")
+        for left, right, choice in ((a, b, "left"), (a, c, "tie"), (b, c, "right"),
+                                    (c, a, "skip")):
+            comparison_submit(curator=alice, left=left, right=right, choice=choice)
+        assert list(comparisons_decided().values_list("choice", flat=True)) == ["left", "right"]
+        by_person(a)
+        pairs = {(p.winner, p.loser) for p in graded_set_from_db(sources="human").comparisons}
+        assert pairs == {(str(a.pk), str(b.pk)), (str(c.pk), str(b.pk))}
+        assert graded_set_from_db(sources="simulated").comparisons == ()

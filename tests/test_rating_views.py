@@ -13,16 +13,11 @@ from django.urls import reverse
 from rating.models import Claim, Grade, GradeChange, Skip
 from tests.rating_data import curator_create, renders_create
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 GRADE = reverse("rating:grade")
 ACT = reverse("rating:act")
 NEXT = reverse("rating:next")
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
 
 
 @pytest.fixture

@@ -22,6 +22,8 @@ from sketches.rendering import OK, REJECTED, UNAVAILABLE, render_text
 from tests.chromium_faults import chromium_that_fails_mid_render
 from tests.conftest import make_config, read_sketch
 
+pytestmark = pytest.mark.browser
+
 LINES = read_sketch("good/lines.js")
 CRASHERS = ("hostile/unbounded_memory.js", "hostile/exhaust_memory_in_draw.js")
 # How long the outside killer keeps at it: longer than two tries of a render.

@@ -21,8 +21,7 @@ from sketches.fleet import fleet_render
 from sketches.models import Render
 from sketches.rendering import render_text
 from tests.conftest import TEST_DEADLINE_S, read_sketch
-from tests.policy_data import test_policy  # noqa: F401  (the fixture)
-from tests.test_training_runs import fresh, make_run, train_worker_start, worker_stop
+from tests.run_data import fresh, make_run, train_worker_start, worker_stop
 from tests.workers import (
     TEST_REDIS_URL,
     broker_use,
@@ -35,6 +34,8 @@ from tests.workers import (
 from training.models import Rollout, TrainingRun, TrainingStep
 from training.policy.build import assistant_text
 from training.runs import services
+
+pytestmark = [pytest.mark.browser, pytest.mark.worker]
 
 # The workers judge with the deadline the in-process test pool uses.
 WORKER_ENV = {"PAINTRL_RENDER_DEADLINE_S": str(TEST_DEADLINE_S)}
@@ -62,10 +63,9 @@ def key_of(task_id: str) -> str:
 
 
 @pytest.fixture
-def fleet_broker(transactional_db, settings, tmp_path):
+def fleet_broker(media, transactional_db):
     broker_use()
-    settings.MEDIA_ROOT = tmp_path
-    return tmp_path
+    return media
 
 
 class TestABatchOnARenderWorker:
@@ -159,7 +159,7 @@ class TestNoWorkerLeft:
 
 class TestARunOnTheFleet:
     def test_every_rollout_is_stored_once_and_each_step_names_its_render_worker(
-            self, fleet_broker, settings, test_policy):  # noqa: F811
+            self, fleet_broker, settings, test_policy):
         train, generator = train_worker_start(fleet_broker, settings)  # empties the broker
         renderer = render_worker_start(TEST_REDIS_URL, fleet_broker, env=WORKER_ENV,
                                        browsers=1, name="fleet")

@@ -14,17 +14,7 @@ from sketches.models import Render
 from tests.pool_data import grades_give, pool_renders_create
 from tests.rating_data import curator_create
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
-
-
-@pytest.fixture
-def staff():
-    return curator_create("boss", staff=True)
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 
 @pytest.fixture

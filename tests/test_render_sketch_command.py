@@ -11,6 +11,8 @@ import pytest
 
 from tests.conftest import SKETCHES_DIR, chromium_path
 
+pytestmark = pytest.mark.browser  # every test runs the command, which starts Chromium
+
 ROOT = Path(__file__).resolve().parents[1]
 LINES = SKETCHES_DIR / "good" / "lines.js"
 

@@ -57,8 +57,7 @@ class TestCurrentVersion:
 @pytest.mark.django_db
 class TestStaleSelector:
     def test_finished_renders_of_another_renderer_are_stale_imported_and_pending_never(
-            self, settings, tmp_path):
-        settings.MEDIA_ROOT = tmp_path
+            self, media):
         current = selectors.renderer_version_current()
         stale = [stored_render(version=OLD_VERSION).pk,
                  stored_render(version=OLD_VERSION, status="rejected").pk,
@@ -72,11 +71,11 @@ class TestStaleSelector:
         assert selectors.renders_stale_ids(2) == stale[:2]
 
 
+@pytest.mark.browser
 @pytest.mark.django_db
 class TestRerenderCommand:
     def test_stale_renders_are_rerendered_in_place_and_the_rest_left_alone(
-            self, settings, tmp_path, django_capture_on_commit_callbacks):
-        settings.MEDIA_ROOT = tmp_path
+            self, media, settings, django_capture_on_commit_callbacks):
         settings.PAINTRL_CHROMIUM_PATH = chromium_path()
         settings.PAINTRL_RENDER_BROWSERS = 1
         current = selectors.renderer_version_current()
@@ -141,11 +140,11 @@ exec "{chromium_path()}" "$@"
     return wrapper, stop, pids
 
 
+@pytest.mark.browser
 @pytest.mark.django_db
 class TestUnavailableRerender:
     def test_a_rerender_without_a_browser_keeps_the_old_png_verdict_and_version(
-            self, settings, tmp_path, browser_folder, django_capture_on_commit_callbacks):
-        settings.MEDIA_ROOT = tmp_path / "media"
+            self, media, browser_folder, django_capture_on_commit_callbacks):
         render = stored_render(version=OLD_VERSION, png_index=5)
         before = as_stored(render)
         wrapper, stop, pids = chromium_that_stops_launching(browser_folder)

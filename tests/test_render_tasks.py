@@ -39,23 +39,21 @@ class TestQueuedRendering:
 
 @pytest.mark.django_db
 class TestRenderStore:
-    def test_a_redelivered_render_is_not_rendered_twice(self, render_pool, tmp_path, settings):
-        settings.MEDIA_ROOT = tmp_path
+    def test_a_redelivered_render_is_not_rendered_twice(self, media, render_pool):
         sketch = services.sketch_create(code=read_sketch("good/lines.js"))
         render = Render.objects.create(sketch=sketch, seed=1)
         first = services.render_execute(render_id=render.pk, pool=render_pool)
         again = services.render_execute(render_id=render.pk, pool=render_pool)
         assert first.status == again.status == "ok"
         assert again.rendered == first.rendered
-        assert len(list(Path(tmp_path, "renders").rglob("*.png"))) == 1
+        assert len(list(Path(media, "renders").rglob("*.png"))) == 1
 
     def test_render_stopped_at_its_deadline_is_stored_with_its_picture_so_far(
-            self, short_deadline_pool, tmp_path, settings, client, django_user_model):
+            self, media, short_deadline_pool, client, django_user_model):
         from django.urls import reverse
 
         from tests.conftest import SHORT_DEADLINE_S
 
-        settings.MEDIA_ROOT = tmp_path
         sketch = services.sketch_create(code=read_sketch("slow/paced_lines.js"))
         render = Render.objects.create(sketch=sketch, seed=1)
         render = services.render_execute(render_id=render.pk, pool=short_deadline_pool)
@@ -73,7 +71,7 @@ class TestRenderStore:
         assert celery_app.conf.task_acks_late is True
         assert celery_app.conf.worker_prefetch_multiplier == 1
 
-    def test_scoring_copy_is_downscaled_to_the_configured_size(self, render_pool, tmp_path,
+    def test_scoring_copy_is_downscaled_to_the_configured_size(self, media, render_pool,
                                                                settings):
         import io
 
@@ -81,7 +79,6 @@ class TestRenderStore:
 
         from sketches.selectors import render_scoring_png
 
-        settings.MEDIA_ROOT = tmp_path
         settings.PAINTRL_SCORE_SIZE = 64
         sketch = services.sketch_create(code=read_sketch("good/lines.js"))
         render = Render.objects.create(sketch=sketch, seed=1)

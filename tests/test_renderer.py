@@ -125,6 +125,7 @@ class TestHonestSketches:
         outcome = render_text(render_pool, reply, seed=1)
         assert outcome.status == "ok", outcome.details
 
+    @pytest.mark.browser
     def test_animation_without_noloop_stops_at_the_frame_cap(self):
         with RenderPool(make_config(browsers=1, max_frames=5)) as pool:
             outcome = render_text(pool, ANIMATED.replace("if (frameCount >= 4) noLoop();", ""))
@@ -301,6 +302,7 @@ class TestBrushApi:
             assert json.loads(message.split("KEYS:", 1)[1]) == [[], []], brush
 
 
+@pytest.mark.browser
 class TestPoolRecovery:
     def test_pool_keeps_serving_after_its_browsers_are_killed_mid_render(self):
         with chromium_that_fails_mid_render("browsers") as chromium, \

@@ -39,8 +39,8 @@ def by_name(diagnostics: dict) -> dict:
 
 
 @pytest.fixture
-def world(settings, tmp_path):
-    return lab_world(settings, tmp_path)
+def world(media):
+    return lab_world()
 
 
 @pytest.mark.django_db
@@ -101,8 +101,7 @@ class TestAutoGrouping:
         chosen = renders_select(ReplaySelection(group_by="auto", limit=1000))
         assert chosen == renders_select(ReplaySelection(group_by="prompt", limit=1000))
 
-    def test_distinct_prompts_like_the_demo_corpus_group_by_subject(self, settings, tmp_path):
-        settings.MEDIA_ROOT = tmp_path
+    def test_distinct_prompts_like_the_demo_corpus_group_by_subject(self, media):
         for start, prompt in ((0, "a hibiscus"), (10, "a tulip"), (20, "a still vase")):
             renders_create(10, prompt=prompt, start=start)  # 30 renders, 30 prompts
         selection = selection_resolve(ReplaySelection(group_by="auto", limit=1000))
@@ -114,8 +113,7 @@ class TestAutoGrouping:
             ReplaySelection(group_by="auto", limit=1000)))
         assert groups == {"hibiscus": 8, "tulip": 8, "vase": 8}  # at most per_group each
 
-    def test_neither_repeating_makes_one_group(self, settings, tmp_path):
-        settings.MEDIA_ROOT = tmp_path
+    def test_neither_repeating_makes_one_group(self, media):
         for start, prompt in ((0, "a hibiscus"), (1, "a tulip"), (2, "a vase")):
             renders_create(1, prompt=prompt, start=start)
         selection = selection_resolve(ReplaySelection(group_by="auto"))
@@ -123,8 +121,7 @@ class TestAutoGrouping:
         assert "one group of all of them" in selection.group_reason
         assert {label for _, label in renders_select(selection)} == {"all"}
 
-    def test_the_lab_page_says_what_auto_would_pick_now(self, client, world):
-        client.force_login(curator_create("boss", staff=True))
+    def test_the_lab_page_says_what_auto_would_pick_now(self, staff_client, client, world):
         page = client.get(LAB).content.decode()
         assert ("Automatic, on every render now: by prompt, as 49 of 49 renders share their "
                 "prompt with at least 2 others (12 prompts).") in page
@@ -136,11 +133,11 @@ class TestAutoGrouping:
         selection = ReplaySelection(group_by="subject")
         assert selection_resolve(selection) is selection
 
-    def test_the_form_defaults_to_auto_and_the_replay_page_says_why(self, client, world):
+    def test_the_form_defaults_to_auto_and_the_replay_page_says_why(
+            self, staff_client, client, world):
         from training.lab.forms import ReplayForm
 
         assert ReplayForm().fields["group_by"].initial == "auto"
-        client.force_login(curator_create("boss", staff=True))
         v2, _ = presets()
         local = Judge.objects.get(name="local")
         response = client.post(LAB, {"rubric": v2.pk, "snapshot": world.snapshot.pk,
@@ -242,9 +239,8 @@ class TestReplay:
         assert diagnostics_of(replay, 0)["total"]["n"] == 8
         assert not any("pairwise" in key for item in replay.items.all() for key in item.values)
 
-    def test_without_a_reward_model_picture_signals_are_refused_or_dropped(self, settings,
-                                                                            tmp_path):
-        world = lab_world(settings, tmp_path, count=8, train=False)
+    def test_without_a_reward_model_picture_signals_are_refused_or_dropped(self, media):
+        world = lab_world(count=8, train=False)
         v2, _ = presets()
         selection = ReplaySelection(limit=8, include_rejected=False)
         with pytest.raises(ReplayError, match="preference \\(weight 0.3\\): scorer local: "
@@ -306,8 +302,8 @@ class TestPages:
         assert client.get(LAB).status_code == 403
         assert client.post(LAB, {}).status_code == 403
 
-    def test_start_watch_and_read_a_replay(self, client, world, django_capture_on_commit_callbacks):
-        client.force_login(curator_create("boss", staff=True))
+    def test_start_watch_and_read_a_replay(self, staff_client, client, world,
+                                           django_capture_on_commit_callbacks):
         page = client.get(LAB)
         assert page.status_code == 200 and b"New replay" in page.content
         v2, v1 = presets()
@@ -339,8 +335,7 @@ class TestPages:
                               headers={"HX-Request": "true"})
         assert b'id="replay-body"' in fragment.content and b"<h1>" not in fragment.content
 
-    def test_a_bad_form_says_why(self, client, world):
-        client.force_login(curator_create("boss", staff=True))
+    def test_a_bad_form_says_why(self, staff_client, client, world):
         v2, _ = presets()
         response = client.post(LAB, {"rubric": v2.pk, "compare_rubric": v2.pk, "limit": 8,
                                      "judge": 1, "scorer": 1, "group_by": "prompt",
@@ -407,18 +402,17 @@ class TestJudgeAgreement:
         local.refresh_from_db()
         assert local.agreement == result and local.agreement_measured is not None
 
-    def test_no_reward_model_is_recorded_as_the_reason(self, settings, tmp_path):
+    def test_no_reward_model_is_recorded_as_the_reason(self, media):
         from training.lab.agreement import judge_agreement_measure
 
-        lab_world(settings, tmp_path, count=6, train=False)
+        lab_world(count=6, train=False)
         result = judge_agreement_measure(judge=Judge.objects.get(name="local"))
         assert "no active reward model" in result["error"]
 
 
-def test_a_replay_queued_from_the_page_runs_on_the_short_worker(short_worker, settings,
-                                                                 tmp_path, client):
-    world = lab_world(settings, tmp_path)
-    client.force_login(curator_create("boss", staff=True))
+def test_a_replay_queued_from_the_page_runs_on_the_short_worker(staff_client, media, short_worker,
+                                                                 client):
+    world = lab_world()
     v2, v1 = presets()
     local = Judge.objects.get(name="local")
     client.post(LAB, {"rubric": v2.pk, "compare_rubric": v1.pk, "snapshot": world.snapshot.pk,

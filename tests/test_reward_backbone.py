@@ -13,7 +13,7 @@ from pool.reward import conf, services
 from pool.reward.model import Scorer
 from pool.reward.scoring import renders_score, scorer_for
 from sketches.models import Render
-from tests.reward_data import SMALL_CONFIG, media_settings, toy_graded_renders
+from tests.reward_data import SMALL_CONFIG, toy_graded_renders
 
 
 @pytest.fixture
@@ -32,9 +32,8 @@ def tiny_backbone(tmp_path_factory):
 
 @pytest.mark.django_db
 class TestBackboneHead:
-    def test_a_head_on_local_embeddings_learns_the_toy_grading(self, settings, tmp_path,
+    def test_a_head_on_local_embeddings_learns_the_toy_grading(self, media, settings,
                                                                tiny_backbone):
-        media_settings(settings, tmp_path)
         settings.PAINTRL_REWARD_BACKBONE = str(tiny_backbone)
         toy_graded_renders(90)
         job = services.reward_model_create(

@@ -8,13 +8,12 @@ from django.core.management import CommandError, call_command
 
 from pool.models import RewardModel
 from sketches.models import Render
-from tests.reward_data import media_settings, toy_graded_renders
+from tests.reward_data import toy_graded_renders
 
 
 @pytest.mark.django_db
 class TestTrainRewardModelCommand:
-    def test_trains_activates_and_scores_in_process(self, settings, tmp_path, capsys):
-        media_settings(settings, tmp_path)
+    def test_trains_activates_and_scores_in_process(self, media, capsys):
         toy_graded_renders(45)
         call_command("train_reward_model", "--epochs", "5", "--image-size", "32",
                      "--source", "human", "--activate")
@@ -33,20 +32,18 @@ class TestTrainRewardModelCommand:
         assert model.status == "queued" and model.config["activate"] is True
         assert len(callbacks) == 1
 
-    def test_a_failed_training_is_a_command_error(self, settings, tmp_path):
-        media_settings(settings, tmp_path)
+    def test_a_failed_training_is_a_command_error(self, media):
         with pytest.raises(CommandError, match="failed"):
             call_command("train_reward_model", "--source", "simulated", "--epochs", "1")
 
 
 @pytest.mark.django_db
 class TestScoreRendersCommand:
-    def test_scores_only_what_the_active_model_has_not_scored(self, settings, tmp_path, capsys):
+    def test_scores_only_what_the_active_model_has_not_scored(self, media, capsys):
         import random
 
         from tests.reward_data import toy_render
 
-        media_settings(settings, tmp_path)
         with pytest.raises(CommandError, match="no reward model is active"):
             call_command("score_renders")
         toy_graded_renders(45)

@@ -30,7 +30,7 @@ from pool.reward.train import ComparedImages, fit, new_scorer
 from rating.models import Comparison, Grade
 from rating.services import comparison_submit, curator_get_or_create
 from sketches.models import Sketch
-from tests.reward_data import SMALL_CONFIG, media_settings, toy_graded_renders, toy_png, toy_render
+from tests.reward_data import SMALL_CONFIG, toy_graded_renders, toy_png, toy_render
 
 
 def group_in(split: str, config: SplitConfig, start: int = 0) -> str:
@@ -114,9 +114,7 @@ class TestJobWithComparisons:
             made.append((red, blue))
         return made
 
-    def test_a_job_trains_on_grades_and_comparisons_and_measures_both(self, settings,
-                                                                       tmp_path):
-        media_settings(settings, tmp_path)
+    def test_a_job_trains_on_grades_and_comparisons_and_measures_both(self, media):
         toy_graded_renders(60)
         made = self.compare_toys(40)
         # A tie and a skip of one more pair: neither trains nor is measured.
@@ -142,8 +140,7 @@ class TestJobWithComparisons:
         assert metrics["heldout_comparisons"] == data["comparisons"]["test"] > 0
         assert metrics["heldout_comparison_accuracy"] >= 0.8
 
-    def test_without_comparisons_the_accuracy_is_none(self, settings, tmp_path):
-        media_settings(settings, tmp_path)
+    def test_without_comparisons_the_accuracy_is_none(self, media):
         toy_graded_renders(45)
         job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
         done = services.reward_model_train(reward_model_id=job.pk)

@@ -38,14 +38,14 @@ def png_digest(render: Render) -> str:
 @pytest.mark.django_db
 class TestOneSeedAndOneDrawOfReferencesPerGroup:
     @pytest.fixture
-    def rubric_reward(self, render_pool, settings, tmp_path):
+    def rubric_reward(self, media, render_pool):
         from training.judges.local import LocalRewardModelJudge
         from training.reward_signals import SignalContext
         from training.runs.callbacks import Lease, StepBook
         from training.runs.renderers import ProcessRenderer
         from training.runs.rewards import RubricReward
 
-        world = lab_world(settings, tmp_path)
+        world = lab_world()
         run = run_create()
         judge = LocalRewardModelJudge()
         book = StepBook()
@@ -108,14 +108,13 @@ class TestOneSeedAndOneDrawOfReferencesPerGroup:
 
 
 @pytest.mark.django_db
-def test_rollouts_of_one_group_draw_the_same_references_whatever_their_keys(settings,
-                                                                             tmp_path):
+def test_rollouts_of_one_group_draw_the_same_references_whatever_their_keys(media):
     """Pairwise against references drawn by the group, not the rollout: the
     same picture in one group wins the same fraction, under any key."""
     from training.judges.local import LocalRewardModelJudge
     from training.reward_signals import SignalContext, rollout_from_render, signals_compute
 
-    world = lab_world(settings, tmp_path)
+    world = lab_world()
     judge = LocalRewardModelJudge()
     specs = signal_specs([{"name": "pairwise", "kind": "pairwise", "weight": 1,
                            "params": {"k": 1}}])

@@ -10,7 +10,7 @@ from django.conf import settings as django_settings
 from jobs.services import CancelOutcome
 from pool.models import RewardModel
 from pool.reward import services
-from tests.reward_data import SMALL_CONFIG, media_settings, toy_graded_renders
+from tests.reward_data import SMALL_CONFIG, toy_graded_renders
 from tests.workers import wait_for
 
 
@@ -51,8 +51,7 @@ class TestOnTheShortWorker:
 
 @pytest.mark.django_db
 class TestJobStates:
-    def test_a_queued_job_is_cancelled_at_once_and_never_trains(self, settings, tmp_path):
-        media_settings(settings, tmp_path)
+    def test_a_queued_job_is_cancelled_at_once_and_never_trains(self, media):
         toy_graded_renders(45)
         job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
         cancel = services.reward_model_cancel(reward_model=job)
@@ -60,15 +59,13 @@ class TestJobStates:
         after = services.reward_model_train(reward_model_id=job.pk)
         assert after.status == "cancelled" and after.started is None and not after.weights
 
-    def test_training_without_grades_fails_and_says_why(self, settings, tmp_path):
-        media_settings(settings, tmp_path)
+    def test_training_without_grades_fails_and_says_why(self, media):
         job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
         failed = services.reward_model_train(reward_model_id=job.pk)
         assert failed.status == "failed"
         assert "fewer than two distinct grades" in failed.error
 
-    def test_running_a_finished_job_again_changes_nothing(self, settings, tmp_path):
-        media_settings(settings, tmp_path)
+    def test_running_a_finished_job_again_changes_nothing(self, media):
         toy_graded_renders(45)
         job = services.reward_model_create(config={**SMALL_CONFIG, "max_epochs": 2},
                                            queue=False)

@@ -30,7 +30,7 @@ from pool.reward.metrics import (
 )
 from pool.reward.model import Scorer
 from pool.reward.train import TrainingCancelled, fit, new_scorer
-from tests.reward_data import GRADES, SMALL_CONFIG, media_settings, toy_graded_renders, toy_png
+from tests.reward_data import GRADES, SMALL_CONFIG, toy_graded_renders, toy_png
 
 
 def toy_tensors(count: int, seed: int = 0, size: int = 32):
@@ -174,8 +174,7 @@ class TestMetrics:
 @pytest.mark.django_db
 class TestTrainingJob:
     def test_a_job_trains_on_the_grades_and_records_metrics_data_and_weights(
-            self, settings, tmp_path):
-        media_settings(settings, tmp_path)
+            self, media):
         toy_graded_renders(90)
         job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
         done = services.reward_model_train(reward_model_id=job.pk)
@@ -187,7 +186,7 @@ class TestTrainingJob:
         ids = [i for split in data["render_ids"].values() for i in split]
         assert len(ids) == len(set(ids)) == data["renders"] == 90
         assert data["sources"] == ["app", "import"] and len(data["sha256"]) == 64
-        assert done.weights and (tmp_path / done.weights.name).stat().st_size > 0
+        assert done.weights and (media / done.weights.name).stat().st_size > 0
         assert done.progress["stage"] == "done" and done.started and done.finished
 
     def test_versions_count_up(self):

@@ -14,12 +14,11 @@ from pool.reward import selectors, services
 from pool.reward.scoring import model_label, renders_score
 from rating import ordering
 from sketches.models import Render
-from tests.reward_data import SMALL_CONFIG, media_settings, toy_graded_renders, toy_render
+from tests.reward_data import SMALL_CONFIG, toy_graded_renders, toy_render
 
 
 @pytest.fixture
-def trained(settings, tmp_path):
-    media_settings(settings, tmp_path)
+def trained(media):
     renders = toy_graded_renders(45)
     job = services.reward_model_create(config={**SMALL_CONFIG, "max_epochs": 8}, queue=False)
     job = services.reward_model_train(reward_model_id=job.pk)

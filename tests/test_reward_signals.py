@@ -80,8 +80,8 @@ def test_tokens_are_approximated_from_the_code_when_no_tokenizer_counted_them():
 @pytest.mark.django_db
 class TestLocalJudge:
     @pytest.fixture
-    def world(self, settings, tmp_path):
-        return lab_world(settings, tmp_path)
+    def world(self, media):
+        return lab_world()
 
     def rollouts(self, world):
         return [rollout_from_render(r) for r in world.renders]
@@ -146,8 +146,8 @@ class TestLocalJudge:
 
 
 @pytest.mark.django_db
-def test_without_an_active_reward_model_the_local_judge_says_what_to_do(settings, tmp_path):
-    lab_world(settings, tmp_path, count=6, train=False)
+def test_without_an_active_reward_model_the_local_judge_says_what_to_do(media):
+    lab_world(count=6, train=False)
     with pytest.raises(JudgeUnavailable, match="no active reward model: train one"):
         judge_backend(Judge.objects.get(name="local"))
 
@@ -162,12 +162,11 @@ def test_picture_signals_without_a_judge_are_none_never_zero():
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("preset", ["v2", "v1"])
-def test_an_unavailable_render_has_no_total_though_its_length_has_a_value(preset, settings,
-                                                                           tmp_path):
+def test_an_unavailable_render_has_no_total_though_its_length_has_a_value(media, preset):
     """The issue's case, through the real signals: the browser failed, so the picture
     signals and the gates are None, the length signal is not. Under the old rule (the mean
     of what answered) v2 paid this rollout 1.0."""
-    world = lab_world(settings, tmp_path)
+    world = lab_world()
     judge = LocalRewardModelJudge()
     context = SignalContext(judge=judge, scorer=judge, snapshot=world.snapshot)
     specs = signal_specs(PRESETS[preset]["signals"])
@@ -218,8 +217,8 @@ class TestCannotAnswer:
             spec_of("v1", "adherence"))
 
     @pytest.mark.django_db
-    def test_the_local_model_rates_every_criterion_but_adherence(self, settings, tmp_path):
-        lab_world(settings, tmp_path)
+    def test_the_local_model_rates_every_criterion_but_adherence(self, media):
+        lab_world()
         local = LocalRewardModelJudge()
         reason = local.cannot_answer(spec_of("v1", "adherence"))
         assert "never sees the prompt" in reason and "vision judge" in reason
@@ -229,9 +228,8 @@ class TestCannotAnswer:
 
 @pytest.mark.django_db
 class TestUnanswerable:
-    def test_without_a_reward_model_the_local_judge_answers_no_picture_signal(self, settings,
-                                                                                tmp_path):
-        world = lab_world(settings, tmp_path, count=6, train=False)
+    def test_without_a_reward_model_the_local_judge_answers_no_picture_signal(self, media):
+        world = lab_world(count=6, train=False)
         local = Judge.objects.get(name="local")
         context = signal_context_for(judge=local, scorer=local, snapshot=world.snapshot)
         assert context.judge is None and context.scorer is None
@@ -242,8 +240,8 @@ class TestUnanswerable:
             assert "no active reward model: train one" in entry["reason"]
         assert any("no active reward model" in notice for notice in context.notices)
 
-    def test_pairwise_needs_a_snapshot_with_references(self, settings, tmp_path):
-        world = lab_world(settings, tmp_path)
+    def test_pairwise_needs_a_snapshot_with_references(self, media):
+        world = lab_world()
         local = Judge.objects.get(name="local")
         pairwise = spec_of("v2", "pairwise")
         assert signal_problem(pairwise, signal_context_for(
@@ -254,8 +252,8 @@ class TestUnanswerable:
         assert "'empty' holds no references" in signal_problem(pairwise, signal_context_for(
             judge=local, scorer=local, snapshot=empty))
 
-    def test_v1_with_the_local_model_cannot_answer_adherence_alone(self, settings, tmp_path):
-        world = lab_world(settings, tmp_path)
+    def test_v1_with_the_local_model_cannot_answer_adherence_alone(self, media):
+        world = lab_world()
         local = Judge.objects.get(name="local")
         context = signal_context_for(judge=local, scorer=local, snapshot=world.snapshot)
         v1 = signal_specs(PRESETS["v1"]["signals"])

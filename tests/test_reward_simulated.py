@@ -12,7 +12,7 @@ from django.core.management import call_command
 from pool.reward.simulated import SIMULATED_CURATOR, TIER_GRADES, grades_simulate, simulated_grade
 from rating.models import Grade
 from sketches.access import curator_group_name
-from tests.reward_data import media_settings, toy_render
+from tests.reward_data import toy_render
 
 
 def procedural(count: int, **render_args):
@@ -45,8 +45,7 @@ class TestRule:
 @pytest.mark.django_db
 class TestSimulatedGrades:
     def test_grades_follow_the_rule_as_the_simulated_curator_marked_simulated(
-            self, settings, tmp_path):
-        media_settings(settings, tmp_path)
+            self, media):
         renders = procedural(6)
         toy_render(grade="love", rng=random.Random(2), index=50)  # not procedural
         toy_render(grade="love", rng=random.Random(3), index=51, status="pending",
@@ -64,8 +63,7 @@ class TestSimulatedGrades:
         assert not curator.groups.filter(name=curator_group_name()).exists()
         assert len(renders) == 6
 
-    def test_graded_renders_are_kept_unless_regraded(self, settings, tmp_path):
-        media_settings(settings, tmp_path)
+    def test_graded_renders_are_kept_unless_regraded(self, media):
         procedural(3)
         grades_simulate(flip_probability=0)
         again = grades_simulate(flip_probability=1.0)
@@ -73,8 +71,7 @@ class TestSimulatedGrades:
         regraded = grades_simulate(flip_probability=1.0, regrade=True)
         assert regraded.graded == regraded.changed == 3
 
-    def test_the_command_grades_and_reports(self, settings, tmp_path, capsys):
-        media_settings(settings, tmp_path)
+    def test_the_command_grades_and_reports(self, media, capsys):
         procedural(3)
         call_command("simulate_grades", "--flip-probability", "0")
         assert "simulated-curator graded 3 renders" in capsys.readouterr().out

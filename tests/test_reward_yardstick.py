@@ -21,8 +21,7 @@ from pool.reward.selectors import yardstick_newest
 from rating.models import Grade
 from rating.services import curator_get_or_create, grade_record
 from sketches.models import Render
-from tests.reward_data import GRADES, SMALL_CONFIG, media_settings, toy_graded_renders, toy_render
-from tests.test_reward_admin import staff  # noqa: F401  (the fixture)
+from tests.reward_data import GRADES, SMALL_CONFIG, toy_graded_renders, toy_render
 
 # 120 toy renders: the judge holds out about 42 of them (35 %), enough for the
 # yardstick's own three splits to each hold two grades.
@@ -35,8 +34,8 @@ def trained(job: RewardModel) -> RewardModel:
     return done
 
 
-def judge_train(settings, tmp_path) -> RewardModel:
-    media_settings(settings, tmp_path)
+def judge_train() -> RewardModel:
+    """A judge's reward model (under the test's `media`)."""
     toy_graded_renders(JUDGE_RENDERS)
     return trained(services.reward_model_create(config=SMALL_CONFIG, queue=False))
 
@@ -63,8 +62,8 @@ def codes(ids) -> set[str]:
 @pytest.mark.django_db
 class TestDisjointData:
     def test_a_yardstick_never_sees_the_judges_train_split_nor_its_sketch_codes(
-            self, settings, tmp_path):
-        judge = judge_train(settings, tmp_path)
+            self, media):
+        judge = judge_train()
         split = judge.training_data["render_ids"]
         train_ids = set(split[TRAIN])
         # Graded since the judge trained: a second render of six of its train
@@ -93,8 +92,7 @@ class TestDisjointData:
         assert yardstick_newest(judge) == yardstick and yardstick_newest(yardstick) is None
 
     def test_refused_when_the_other_version_does_not_exist_or_has_not_finished(
-            self, settings, tmp_path):
-        media_settings(settings, tmp_path)
+            self, media):
         toy_graded_renders(45)
         with pytest.raises(DisjointError, match="there is no reward model v9 to train a "
                                                 "yardstick disjoint from"):
@@ -106,8 +104,8 @@ class TestDisjointData:
         assert RewardModel.objects.count() == 1
 
     def test_refused_when_nothing_outside_the_judges_train_split_is_graded(
-            self, settings, tmp_path):
-        judge = judge_train(settings, tmp_path)
+            self, media):
+        judge = judge_train()
         split = judge.training_data["render_ids"]
         Grade.objects.filter(render_id__in=[int(i) for i in split[VALIDATION] + split[TEST]]
                              ).delete()
@@ -117,16 +115,16 @@ class TestDisjointData:
                                                 "left are too few for a yardstick"):
             services.reward_model_yardstick_create(reward_model=judge, queue=False)
 
-    def test_the_judges_split_seed_is_refused(self, settings, tmp_path):
-        judge = judge_train(settings, tmp_path)
+    def test_the_judges_split_seed_is_refused(self, media):
+        judge = judge_train()
         with pytest.raises(DisjointError, match="split_seed 0 is the seed v1 split its grades "
                                                 "with"):
             services.reward_model_create(config={**SMALL_CONFIG, "disjoint_from": judge.version},
                                          queue=False)
 
     def test_a_yardstick_job_refuses_when_the_grades_changed_since_it_was_queued(
-            self, settings, tmp_path):
-        judge = judge_train(settings, tmp_path)
+            self, media):
+        judge = judge_train()
         yardstick = services.reward_model_yardstick_create(reward_model=judge, queue=False)
         split = judge.training_data["render_ids"]
         Grade.objects.filter(render_id__in=[int(i) for i in split[VALIDATION] + split[TEST]]
@@ -146,24 +144,23 @@ class TestAdminAction:
                            follow=True)
 
     def test_the_action_queues_a_yardstick_on_the_short_worker(
-            self, staff, settings, tmp_path, django_capture_on_commit_callbacks):  # noqa: F811
-        judge = judge_train(settings, tmp_path)
+            self, media, admin_client, django_capture_on_commit_callbacks):
+        judge = judge_train()
         with django_capture_on_commit_callbacks() as callbacks:
-            page = self.act(staff, judge).content.decode()
+            page = self.act(admin_client, judge).content.decode()
         yardstick = RewardModel.objects.get(version=judge.version + 1)
         assert f"Training yardstick v{yardstick.version} on the short worker" in page
         assert yardstick.status == RewardModel.Status.QUEUED
         assert yardstick.config["disjoint_from"] == judge.version
-        assert yardstick.created_by.username == "boss"
+        assert yardstick.created_by.username == "admin"
         assert len(callbacks) == 1  # train_reward_model_task, routed to the short queue
         trained(yardstick)
-        change = staff.get(reverse("admin:pool_rewardmodel_change", args=[yardstick.pk]))
+        change = admin_client.get(reverse("admin:pool_rewardmodel_change", args=[yardstick.pk]))
         assert f"A yardstick:</b> none of v{judge.version}'s train split" in (
             change.content.decode())
 
-    def test_a_refusal_is_an_error_message(self, staff, settings, tmp_path):  # noqa: F811
-        media_settings(settings, tmp_path)
+    def test_a_refusal_is_an_error_message(self, media, admin_client):
         queued = services.reward_model_create(config=SMALL_CONFIG, queue=False)
-        page = self.act(staff, queued).content.decode()
+        page = self.act(admin_client, queued).content.decode()
         assert "is queued: only a finished model records the renders it trained on" in page
         assert RewardModel.objects.count() == 1

@@ -6,7 +6,7 @@ it was launched with; bad input is refused with a clear error and leaves
 nothing behind.
 
 The run is built as rows with real renders and PNGs, the way the train
-worker stores them (tests/test_training_pages.py's steps_create)."""
+worker stores them (tests/run_data.py's steps_create)."""
 from __future__ import annotations
 
 import json
@@ -21,9 +21,7 @@ from django.utils import timezone
 
 from pool.models import PoolSnapshot
 from sketches.models import Render, Sketch
-from tests.rating_data import curator_create
-from tests.reward_data import media_settings
-from tests.test_training_pages import run_create, steps_create
+from tests.run_data import run_create, steps_create
 from training.models import (
     Judge,
     PromptSet,
@@ -112,21 +110,6 @@ def import_run(path, **options) -> TrainingRun:
     return TrainingRun.objects.exclude(pk__in=before).get()
 
 
-@pytest.fixture
-def media(settings, tmp_path) -> Path:
-    media_settings(settings, tmp_path / "media")
-    return tmp_path / "media"
-
-
-@pytest.fixture
-def staff(client):
-    boss = curator_create("boss", staff=True)
-    boss.is_superuser = True
-    boss.save()
-    client.force_login(boss)
-    return client
-
-
 @pytest.mark.django_db
 class TestExport:
     def test_the_folder_holds_run_json_steps_rollouts_and_pngs(self, media, tmp_path, capsys):
@@ -204,12 +187,12 @@ class TestRoundTrip:
         assert rollout.sketch.origin == "rollout"
         assert rollout.sketch.meta == {"run": imported.pk, "step": 2, "group": 1, "index": 3}
 
-    def test_the_run_page_shows_the_imported_run(self, media, tmp_path, staff):
+    def test_the_run_page_shows_the_imported_run(self, media, tmp_path, admin_client):
         run = finished_run()
         call_command("export_run", run.pk, str(tmp_path / "export"))
         run_delete(run)
         imported = import_run(tmp_path / "export")
-        text = staff.get(reverse("training:run", args=[imported.pk])).content.decode()
+        text = admin_client.get(reverse("training:run", args=[imported.pk])).content.decode()
         assert "step <strong>2</strong> of 4 (100%)" in text
         assert text.count("<svg") == 9 and 'aria-label="Reward per step"' in text
         assert "<strong>16</strong> rollouts" in text
@@ -219,7 +202,7 @@ class TestRoundTrip:
         best = Rollout.objects.get(run=imported, step=2, group=0, index=2)
         png_url = reverse("sketches:render_png", args=[best.render_id])
         assert png_url in text
-        served = b"".join(staff.get(png_url).streaming_content)
+        served = b"".join(admin_client.get(png_url).streaming_content)
         assert served == (tmp_path / "export" / "png" / "0002-00-02.png").read_bytes()
 
     def test_the_zip_form_imports_beside_the_original_under_another_name(self, media, tmp_path):

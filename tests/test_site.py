@@ -114,10 +114,8 @@ class TestHomeRewardModel:
     """Staff are told to activate a reward model, and how far to trust it."""
 
     @pytest.fixture
-    def staff(self, client):
-        client.force_login(get_user_model().objects.create_user(
-            "boss", password="a-long-password-1", is_staff=True))
-        return client
+    def staff(self, staff_client):
+        return staff_client
 
     def reward_model(self, version, *, active=False, renders=160):
         from pool.models import RewardModel
@@ -155,11 +153,9 @@ class TestHomeLoop:
     step whose result does not exist yet is the one to take."""
 
     @pytest.fixture
-    def staff(self, client, settings, tmp_path):
+    def staff(self, staff_client, settings, tmp_path):
         settings.PAINTRL_POLICY_DIR = str(tmp_path / "policy")
-        client.force_login(get_user_model().objects.create_user(
-            "boss", password="a-long-password-1", is_staff=True))
-        return client
+        return staff_client
 
     def next_step(self, staff) -> str:
         response = staff.get(reverse("home"))
@@ -168,6 +164,7 @@ class TestHomeLoop:
             0 if response.context["loop"].next is None else 1)
         return response.context["loop"].next
 
+    @pytest.mark.training
     def test_each_step_done_moves_the_mark_to_the_next(self, staff, settings):
         from pool.models import RewardModel
         from tests.policy_data import test_policy_build
@@ -258,10 +255,9 @@ class TestHomeByRole:
     """Curators are shown what they can do; staff the setup steps as well."""
 
     @pytest.fixture
-    def renders(self, settings, tmp_path):
-        from tests.reward_data import media_settings, toy_render
+    def renders(self, media):
+        from tests.reward_data import toy_render
 
-        media_settings(settings, tmp_path)
         rng = random.Random(1)
         return [toy_render(grade="love", rng=rng, index=i) for i in range(3)]
 
@@ -287,10 +283,8 @@ class TestHomeByRole:
         assert "Nothing rendered yet" in page and "manage.py" not in page
         assert "0 renders wait for your grade." in page
 
-    def test_staff_still_get_the_setup_steps(self, client, renders):
-        from tests.rating_data import curator_create
+    def test_staff_still_get_the_setup_steps(self, staff_client, client, renders):
 
-        client.force_login(curator_create("boss", staff=True))
         page = client.get(reverse("home")).content.decode()
         assert "3 renders wait for your grade (3 with no grade from anyone)." in page
         assert "freeze a snapshot; a run uses a frozen snapshot" in page

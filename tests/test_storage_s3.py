@@ -73,7 +73,7 @@ class Bucket:
 
 
 @pytest.fixture
-def bucket(s3_endpoint, settings, monkeypatch, tmp_path):
+def bucket(media, s3_endpoint, settings, monkeypatch, tmp_path):
     """A fresh bucket as the default storage, and an empty MEDIA_ROOT that
     must stay empty."""
     for name, value in CREDENTIALS.items():
@@ -81,19 +81,20 @@ def bucket(s3_endpoint, settings, monkeypatch, tmp_path):
     bucket = Bucket(s3_endpoint, f"paintrl-{uuid.uuid4().hex[:12]}")
     settings.STORAGES = {**settings.STORAGES, "default": s3_storage(
         bucket=bucket.name, endpoint_url=s3_endpoint, region=REGION)}
-    settings.MEDIA_ROOT = tmp_path / "media"
     yield bucket
     written = list((tmp_path / "media").rglob("*")) if (tmp_path / "media").exists() else []
     assert not written, f"files written to MEDIA_ROOT instead of the bucket: {written}"
 
 
 @pytest.fixture
-def s3_render_worker(transactional_db, bucket, tmp_path, settings):
+def s3_render_worker(media, transactional_db, bucket, settings):
     """A render worker process that knows the bucket only from its settings."""
-    yield from run_worker("render", tmp_path / "media", settings,
+    yield from run_worker("render", media, settings,
                           env={**bucket.worker_env, "PAINTRL_RENDER_BROWSERS": "1"})
 
 
+@pytest.mark.browser
+@pytest.mark.worker
 def test_a_render_is_stored_in_the_bucket_and_served(s3_render_worker, bucket, client,
                                                      django_user_model):
     sketch = services.sketch_create(code=read_sketch("good/lines.js"), prompt="pencil lines")

@@ -8,23 +8,15 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests import policy_data
 from tests.browser import logged_in_context
 from tests.lab_data import presets_ensure
 from tests.rating_data import curator_create
-from tests.test_training_runs import RUBRIC, WORKER_ENV, fresh
+from tests.run_data import RUBRIC, WORKER_ENV, fresh
 from tests.workers import run_worker
 from training.models import Rollout, Rubric, TrainingRun, TrainingStep
 
 WAIT_MS = 20_000
 RUN_WAIT_MS = 240_000  # two steps of a real TRL run on a busy two-core machine
-
-
-@pytest.fixture(scope="module")
-def policy_dir(tmp_path_factory):
-    out = tmp_path_factory.mktemp("policy") / "test-policy"
-    policy_data.test_policy_build(out)
-    return out
 
 
 @pytest.fixture
@@ -33,24 +25,25 @@ def boss(transactional_db):
 
 
 @pytest.fixture
-def page(live_server, boss, settings, tmp_path, monkeypatch):
+def page(media, live_server, boss, settings, monkeypatch):
     """Chromium logged in as staff, and a train worker."""
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    worker = run_worker("train", tmp_path, settings, env=WORKER_ENV)
+    worker = run_worker("train", media, settings, env=WORKER_ENV)
     next(worker)
     with logged_in_context(live_server, boss, timeout_ms=WAIT_MS) as context:
         yield context.new_page()
     next(worker, None)
 
 
-def test_launch_from_the_admin_and_watch_the_run_finish(page, live_server, policy_dir):
+@pytest.mark.worker
+def test_launch_from_the_admin_and_watch_the_run_finish(page, live_server, test_policy):
     from playwright.sync_api import expect
 
     presets_ensure()  # the add form starts from them
     Rubric.objects.create(name="ramp", signals=RUBRIC)
     page.goto(f"{live_server.url}{reverse('admin:training_trainingrun_add')}")
     page.fill("#id_name", "from the browser")
-    page.fill("#id_base_model", str(policy_dir))
+    page.fill("#id_base_model", str(test_policy))
     page.select_option("#id_rubric", label="ramp (rev. 1)")
     for field, value in {"num_generations": "2", "max_steps": "2",
                          "max_completion_length": "48", "learning_rate": "0.0001"}.items():
@@ -77,10 +70,10 @@ def test_launch_from_the_admin_and_watch_the_run_finish(page, live_server, polic
 
 
 @pytest.mark.django_db
-def test_a_curator_cannot_reach_the_admin_or_launch(client, policy_dir):
-    from tests.test_training_runs import make_run
+def test_a_curator_cannot_reach_the_admin_or_launch(client, test_policy):
+    from tests.run_data import make_run
 
-    run = make_run(policy_dir)
+    run = make_run(test_policy)
     client.force_login(curator_create("alice"))
     launch = reverse("admin:training_trainingrun_launch", args=[run.pk])
     assert client.get(reverse("admin:training_trainingrun_changelist")).status_code == 302

@@ -20,8 +20,7 @@ import psutil
 import pytest
 
 from sketches.models import Sketch
-from tests.policy_data import test_policy  # noqa: F401  (the fixture)
-from tests.test_training_runs import (
+from tests.run_data import (
     cancelled_at_a_boundary,
     fresh,
     make_run,
@@ -43,8 +42,8 @@ TWO = {"processes": 2, "prompts_per_step": 2}
 
 
 @pytest.fixture
-def worker(transactional_db, tmp_path, settings):
-    proc, generator = train_worker_start(tmp_path, settings)
+def worker(media, transactional_db, settings):
+    proc, generator = train_worker_start(media, settings)
     yield proc
     worker_stop(generator)
 
@@ -65,9 +64,10 @@ def ranks_of(processes: list[psutil.Process]) -> list[psutil.Process]:
     return [process for process in processes if is_rank(process)]
 
 
+@pytest.mark.worker
 class TestTwoProcesses:
     def test_every_step_and_rollout_is_stored_once_in_the_global_order(
-            self, worker, test_policy):  # noqa: F811
+            self, worker, test_policy):
         run = services.run_launch(run=make_run(test_policy, max_steps=2, **TWO))
         wait_for(lambda: fresh(run).is_finished, timeout=900, worker=worker)
         run = fresh(run)
@@ -100,9 +100,10 @@ class TestTwoProcesses:
         wait_for(lambda: not training_processes(worker), timeout=120, worker=worker)
 
 
+@pytest.mark.worker
 class TestCancel:
     def test_cancel_stops_every_process_after_the_same_step_and_leaves_none(
-            self, worker, test_policy):  # noqa: F811
+            self, worker, test_policy):
         run = services.run_launch(run=make_run(test_policy, max_steps=40, **TWO))
         wait_for(lambda: len(steps_of(run)) >= 1, timeout=900, worker=worker)
         started = training_processes(worker)
@@ -121,13 +122,13 @@ class TestCancel:
 
 
     def test_a_hung_step_is_stopped_and_the_run_resumes_with_each_step_once(
-            self, transactional_db, tmp_path, settings, test_policy):  # noqa: F811
+            self, media, transactional_db, settings, test_policy):
         """The worker's own stop: a cancel asked while both processes hang (held
         by SIGSTOP: a step that never ends) waits conf.stale_s() (1 s here) for
         the step boundary, then the worker stops every process it started. The
         run ends cancelled with its last checkpoint, and a resume continues from
         it on two processes again."""
-        proc, generator = train_worker_start(tmp_path, settings, PAINTRL_RUN_STALE_S="1")
+        proc, generator = train_worker_start(media, settings, PAINTRL_RUN_STALE_S="1")
         try:
             run = services.run_launch(run=make_run(test_policy, max_steps=4, save_steps=1,
                                                    **TWO))
@@ -159,13 +160,14 @@ class TestCancel:
                 for index in (0, 1)]
 
 
+@pytest.mark.worker
 class TestWorkerKilled:
     def test_the_processes_stop_themselves_when_their_worker_dies(
-            self, transactional_db, tmp_path, settings, test_policy):  # noqa: F811
+            self, media, transactional_db, settings, test_policy):
         """SIGKILL to the worker alone, as a lost machine's would: the
         processes it started, in sessions of their own, see it gone and stop
         (rank_main), so nothing beats for the run, which stalls and may be resumed."""
-        proc, generator = train_worker_start(tmp_path, settings)
+        proc, generator = train_worker_start(media, settings)
         try:
             run = services.run_launch(run=make_run(test_policy, max_steps=40, **TWO))
             wait_for(lambda: len(steps_of(run)) >= 1, timeout=900, worker=proc)
@@ -179,9 +181,10 @@ class TestWorkerKilled:
         assert fresh(run).status == Status.RUNNING  # stalled: resumable once stale
 
 
+@pytest.mark.worker
 class TestCrash:
     def test_a_launch_that_fails_fails_the_run_with_the_end_of_its_log(
-            self, worker, test_policy, tmp_path):  # noqa: F811
+            self, worker, test_policy, tmp_path):
         missing = tmp_path / "missing-accelerate.yaml"
         single = tmp_path / "single.yaml"  # starts one process where the run asks for two
         single.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: 'NO'\n"

@@ -10,7 +10,6 @@ way the train worker stores them: these tests are about what the pages make
 of them, not about training."""
 from __future__ import annotations
 
-import random
 from datetime import timedelta
 from html import unescape
 
@@ -22,8 +21,7 @@ from django.utils import timezone
 
 from pool.models import PoolSnapshot
 from tests.rating_data import curator_create
-from tests.reward_data import media_settings, toy_render
-from training.diagnostics import grpo_advantages
+from tests.run_data import GENERATIONS, GROUPS, run_create, steps_create
 from training.models import (
     Judge,
     PromptSet,
@@ -35,70 +33,15 @@ from training.models import (
 )
 from training.policy.build_status import build_tracked
 from training.policy.sft import SftProgress
-from training.rubrics import rubric_total
 from training.runs.services import launched_config, run_actions
 
 RUNS = reverse("training:runs")
-GENERATIONS = 4
-GROUPS = 2
-STEPS = 2
-# Rubric v2's signals: gate and length the same for every rollout (dead), the
-# preference and pairwise judges varying, except in one flat group.
-PREFERENCE = (0.2, 0.5, 0.8, 0.4)
-PAIRWISE = (0.0, 0.5, 1.0, 0.5)
 
 
 def run_urls(run: TrainingRun) -> list[tuple[str, str]]:
     return [("get", RUNS), ("get", reverse("training:run", args=[run.pk])),
             ("post", reverse("training:run_cancel", args=[run.pk])),
             ("post", reverse("training:run_resume", args=[run.pk]))]
-
-
-def run_create(*, status: str = "running", name: str = "hibiscus run", **fields) -> TrainingRun:
-    local = Judge.objects.get(name="local")
-    return TrainingRun.objects.create(
-        name=name, prompt_set=PromptSet.objects.get(name="painter subjects"),
-        system_prompt=SystemPrompt.objects.get(name="allow-list", version=2),
-        rubric=Rubric.objects.get(name="v2"), judge=local, scorer=local, status=status,
-        num_generations=GENERATIONS, prompts_per_step=GROUPS, max_steps=4, **fields)
-
-
-def steps_create(run: TrainingRun) -> None:
-    """Two steps of two groups of four rollouts, each with its render, stored
-    as the worker stores them; in step 2 group 1 every rollout scores the same
-    and rollout 0 of step 2 group 0 calls a brush method that does not exist."""
-    specs = run.rubric.specs()
-    rng = random.Random(3)
-    for step in range(1, STEPS + 1):
-        rows = []
-        for group in range(GROUPS):
-            flat = step == 2 and group == 1
-            for index in range(GENERATIONS):
-                render = toy_render(grade="love", rng=rng, index=100 * step + 10 * group + index)
-                if step == 2 and group == 0 and index == 0:
-                    render.unknown_calls = ["splatter"]
-                    render.save()
-                values = dict(zip([s.key for s in specs],
-                                  (1.0, 1.0, 0.6 if flat else PREFERENCE[index],
-                                   0.5 if flat else PAIRWISE[index]), strict=True))
-                rows.append(Rollout(run=run, step=step, group=group, index=index,
-                                    prompt=f"a peach hibiscus, prompt {group}",
-                                    sketch=render.sketch, render=render, values=values,
-                                    total=rubric_total(values, specs), tokens=120 + index))
-        advantages = grpo_advantages([r.total for r in rows], [r.group for r in rows])
-        for rollout, advantage in zip(rows, advantages, strict=True):
-            rollout.advantage = advantage
-        Rollout.objects.bulk_create(rows)
-        totals = [r.total for r in rows]
-        TrainingStep.objects.create(
-            run=run, step=step, reward_mean=sum(totals) / len(totals), reward_std=0.1,
-            zero_spread_groups=0.5 if step == 2 else 0.0,
-            signals={s.name: {"mean": 0.5 + 0.1 * step, "std": 0.1, "missing": 0}
-                     for s in specs},
-            completion_tokens={"mean": 121.5, "min": 120, "max": 123}, gate_pass=1.0,
-            unknown_method_rate=0.125 if step == 2 else 0.0,
-            metrics={"loss": 0.01, "kl": 0.0, "entropy": 1.2},
-            times={"generate": 3.0, "render": 2.0, "judge": 1.0, "update": 0.5, "total": 6.5})
 
 
 @pytest.fixture
@@ -111,9 +54,8 @@ def staff(client):
 
 
 @pytest.fixture
-def trained(settings, tmp_path):
+def trained(media):
     """A running run halfway through, with two steps stored and a fresh heartbeat."""
-    media_settings(settings, tmp_path)
     run = run_create(progress={"step": 2, "max_steps": 4, "eta_s": 200, "last_step_s": 100},
                      heartbeat=timezone.now(), worker="train@test", started=timezone.now(),
                      checkpoint_step=2)
@@ -380,8 +322,7 @@ class TestHackingWatch:
         # One step is no trend.
         assert warned(crashed=[1.0]) == []
 
-    def test_the_page_shows_the_shares_and_the_warning(self, staff, settings, tmp_path):
-        media_settings(settings, tmp_path)
+    def test_the_page_shows_the_shares_and_the_warning(self, media, staff):
         run = run_create()
         watch_rollouts_create(run)
         text = page(staff, run)
@@ -401,8 +342,7 @@ class TestHackingWatch:
         assert 'aria-label="Hacking watch"' in section
         assert "unavailable renders 0.75" in section  # the curve's end label
 
-    def test_a_healthy_run_has_no_warning(self, staff, settings, tmp_path):
-        media_settings(settings, tmp_path)
+    def test_a_healthy_run_has_no_warning(self, media, staff):
         run = run_create()
         watch_rollouts_create(run, unavailable_per_step=(0, 0, 0, 0))
         text = page(staff, run)

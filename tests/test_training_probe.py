@@ -21,12 +21,11 @@ from django.urls import reverse
 from pool.models import RewardModel
 from pool.reward import services as reward_services
 from sketches.models import Render, Sketch
-from tests import policy_data
 from tests.conftest import read_sketch
 from tests.lab_data import lab_world
 from tests.rating_data import curator_create
-from tests.reward_data import media_settings, toy_render
-from tests.test_training_runs import (
+from tests.reward_data import toy_render
+from tests.run_data import (
     fresh,
     make_run,
     steps_of,
@@ -46,17 +45,9 @@ Status = TrainingRun.Status
 WORLD_RENDERS = 120
 
 
-@pytest.fixture(scope="module")
-def policy_dir(tmp_path_factory):
-    """tests/test_training_runs.py's policy: sketch-shaped text the gate mostly rejects."""
-    out = tmp_path_factory.mktemp("policy") / "test-policy"
-    policy_data.test_policy_build(out)
-    return out
-
-
-def yardstick_world(settings, tmp_path):
+def yardstick_world():
     """lab_world's active reward model and snapshot, and a yardstick of that model."""
-    world = lab_world(settings, tmp_path, count=WORLD_RENDERS)
+    world = lab_world(count=WORLD_RENDERS)
     job = reward_services.reward_model_yardstick_create(reward_model=world.reward_model,
                                                         queue=False)
     yardstick = reward_services.reward_model_train(reward_model_id=job.pk)
@@ -78,8 +69,8 @@ def rollout_codes(run: TrainingRun) -> dict[tuple[int, int, int], str]:
 
 @pytest.mark.django_db
 class TestLaunch:
-    def test_a_probe_without_a_yardstick_is_refused_with_the_way_out(self, policy_dir):
-        run = make_run(policy_dir, probe_every=5)
+    def test_a_probe_without_a_yardstick_is_refused_with_the_way_out(self, test_policy):
+        run = make_run(test_policy, probe_every=5)
         with pytest.raises(RunError) as error:
             services.run_launch(run=run)
         message = str(error.value)
@@ -90,8 +81,8 @@ class TestLaunch:
         assert fresh(run).status == Status.DRAFT
 
     def test_a_yardstick_must_be_finished_disjoint_from_the_judges_model_with_a_pool(
-            self, policy_dir, settings, tmp_path):
-        world, yardstick = yardstick_world(settings, tmp_path)
+            self, media, test_policy):
+        world, yardstick = yardstick_world()
         judge = world.reward_model
         # The judge's own model, and an ordinary model trained on the same grades.
         ordinary = reward_services.reward_model_create(config={"sources": "human"}, queue=False)
@@ -100,23 +91,23 @@ class TestLaunch:
                         f"v{judge.version}, the reward model the run's local judge uses"),
                 (ordinary, f"the yardstick, reward model v{ordinary.version}, is queued: "
                            "wait until it has trained")):
-            run = make_run(policy_dir, probe_every=5, yardstick=chosen, snapshot=world.snapshot)
+            run = make_run(test_policy, probe_every=5, yardstick=chosen, snapshot=world.snapshot)
             with pytest.raises(RunError, match=expected):
                 services.run_launch(run=run)
-        no_pool = make_run(policy_dir, probe_every=5, yardstick=yardstick)
+        no_pool = make_run(test_policy, probe_every=5, yardstick=yardstick)
         assert services.run_problems(no_pool) == [
             "the probe scores each sample against references from the run's pool snapshot: "
             "choose a snapshot that has members"]
         # A judge that is not the local reward model takes any finished yardstick.
         vision = Judge.objects.create(name="vision", backend="openai")
-        other = make_run(policy_dir, probe_every=5, yardstick=judge, snapshot=world.snapshot)
+        other = make_run(test_policy, probe_every=5, yardstick=judge, snapshot=world.snapshot)
         TrainingRun.objects.filter(pk=other.pk).update(judge=vision, scorer=vision)
         assert services.run_problems(fresh(other)) == []
 
-    def test_launch_freezes_the_probe_and_a_clone_copies_it(self, policy_dir, settings,
-                                                            tmp_path):
-        world, yardstick = yardstick_world(settings, tmp_path)
-        run = services.run_launch(run=make_run(policy_dir, probe_every=3, seed=7,
+    def test_launch_freezes_the_probe_and_a_clone_copies_it(self, media, test_policy,
+                                                            ):
+        world, yardstick = yardstick_world()
+        run = services.run_launch(run=make_run(test_policy, probe_every=3, seed=7,
                                                yardstick=yardstick, snapshot=world.snapshot))
         probe = run.launched_config["probe"]
         members = dict(world.snapshot.members.values_list("pk", "render_id"))
@@ -130,7 +121,7 @@ class TestLaunch:
         clone = services.run_clone(run=run)
         assert (clone.probe_every, clone.yardstick) == (3, yardstick)
         # Without a probe, nothing is frozen for one.
-        plain = services.run_launch(run=make_run(policy_dir))
+        plain = services.run_launch(run=make_run(test_policy))
         assert plain.launched_config["probe"] is None
 
     def test_the_probe_prompts_are_spread_over_the_prompt_set(self):
@@ -143,12 +134,12 @@ class TestLaunch:
 @pytest.mark.django_db
 class TestDefaults:
     def test_a_new_run_proposes_the_newest_yardstick_of_the_active_model(
-            self, settings, tmp_path, client):
+            self, media, client):
         from training.runs.selectors import run_defaults
 
         client.force_login(curator_create("boss", staff=True, superuser=True))
         add = reverse("admin:training_trainingrun_add")
-        world = lab_world(settings, tmp_path, count=WORLD_RENDERS)
+        world = lab_world(count=WORLD_RENDERS)
         assert "yardstick" not in run_defaults()  # none trained yet: no probe proposed
         form = client.get(add).context["adminform"].form
         assert form.initial.get("probe_every", 0) == 0
@@ -168,15 +159,16 @@ class TestDefaults:
         assert "yardstick" not in run_defaults()
 
 
+@pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 class TestOnTheTrainWorker:
     def test_a_run_probes_at_step_0_and_each_step_and_a_resume_stores_no_probe_twice(
-            self, tmp_path, settings, policy_dir, client):
-        world, yardstick = yardstick_world(settings, tmp_path)
-        proc, generator = train_worker_start(tmp_path, settings)
+            self, media, settings, test_policy, client):
+        world, yardstick = yardstick_world()
+        proc, generator = train_worker_start(media, settings)
         try:
             run = services.run_launch(run=make_run(
-                policy_dir, max_steps=2, save_steps=1, probe_every=1, yardstick=yardstick,
+                test_policy, max_steps=2, save_steps=1, probe_every=1, yardstick=yardstick,
                 snapshot=world.snapshot))
             wait_for(lambda: fresh(run).is_finished, timeout=400, worker=proc)
             run = fresh(run)
@@ -244,12 +236,12 @@ class TestOnTheTrainWorker:
         assert rollout_codes(run) == codes
 
     def test_a_probe_leaves_trainings_random_numbers_as_they_were(
-            self, tmp_path, settings, policy_dir):
+            self, media, test_policy):
         """The same run with and without a probe writes the same rollouts: were the
         probe to draw from the global generator, every later sample would change."""
-        world, yardstick = yardstick_world(settings, tmp_path)
+        world, yardstick = yardstick_world()
         probed, plain = (services.run_launch(run=make_run(
-            policy_dir, max_steps=2, snapshot=world.snapshot, yardstick=yardstick,
+            test_policy, max_steps=2, snapshot=world.snapshot, yardstick=yardstick,
             probe_every=every)) for every in (1, 0))
         for run in (probed, plain):
             assert run_execute(run_id=run.pk).status == Status.DONE, fresh(run).error
@@ -261,7 +253,7 @@ class TestOnTheTrainWorker:
 @pytest.mark.django_db
 class TestScores:
     def test_a_picture_scores_its_win_probability_a_rejected_sketch_0_an_unavailable_none(
-            self, render_pool, settings, tmp_path, policy_dir):
+            self, media, render_pool, test_policy):
         import torch
 
         from sketches.rendering import OK, UNAVAILABLE, RenderOutcome
@@ -271,8 +263,8 @@ class TestScores:
         from training.runs.probe.samples import ProbePlan, Prober
         from training.runs.renderers import ProcessRenderer
 
-        world, yardstick = yardstick_world(settings, tmp_path)
-        run = services.run_launch(run=make_run(policy_dir, probe_every=1, yardstick=yardstick,
+        world, yardstick = yardstick_world()
+        run = services.run_launch(run=make_run(test_policy, probe_every=1, yardstick=yardstick,
                                                snapshot=world.snapshot))
         renderer = ProcessRenderer(render_pool)
         prober = Prober(run_id=run.pk, plan=ProbePlan.from_launched(run.launched_config),
@@ -297,10 +289,9 @@ class TestScores:
 
 @pytest.mark.django_db
 class TestPages:
-    def run_with_probes(self, settings, tmp_path, steps: tuple[int, ...]) -> TrainingRun:
+    def run_with_probes(self, tmp_path, steps: tuple[int, ...]) -> TrainingRun:
         """A launched run's rows as the worker stores them: a probe per step of
         two prompts x one sample, each with a toy render, scored step / 10."""
-        media_settings(settings, tmp_path)
         run = make_run(tmp_path, status=Status.DONE, probe_every=5)
         prompts = ["a red barn", "a blue lake"]
         TrainingRun.objects.filter(pk=run.pk).update(launched_config={"probe": {
@@ -316,10 +307,9 @@ class TestPages:
                                            score=None if i else step / 10, tokens=9)
         return fresh(run)
 
-    def test_the_run_page_charts_the_probe_and_strips_first_and_last(self, settings,
+    def test_the_run_page_charts_the_probe_and_strips_first_and_last(self, staff_client, media,
                                                                      tmp_path, client):
-        run = self.run_with_probes(settings, tmp_path, steps=(0, 5, 10))
-        client.force_login(curator_create("boss", staff=True))
+        run = self.run_with_probes(tmp_path, steps=(0, 5, 10))
         page = client.get(reverse("training:run", args=[run.pk])).content.decode()
         assert "yardstick v4 (trained disjoint from v3, the judge's reward model)" in page
         # The mean of the samples with a score (prompt 2's have none), and each prompt's.
@@ -331,17 +321,15 @@ class TestPages:
         assert "3 probes across the run" in strip
         assert "no score" in page[page.index("<h3>2. a blue lake</h3>"):]
 
-    def test_a_run_launched_with_a_probe_says_when_none_was_taken_yet(self, settings,
+    def test_a_run_launched_with_a_probe_says_when_none_was_taken_yet(self, staff_client, media,
                                                                       tmp_path, client):
-        run = self.run_with_probes(settings, tmp_path, steps=())
-        client.force_login(curator_create("boss", staff=True))
+        run = self.run_with_probes(tmp_path, steps=())
         page = client.get(reverse("training:run", args=[run.pk])).content.decode()
         assert "No probe taken yet" in page
 
-    def test_the_compare_page_has_the_probe_curve(self, settings, tmp_path, client):
-        run = self.run_with_probes(settings, tmp_path, steps=(0, 5))
+    def test_the_compare_page_has_the_probe_curve(self, staff_client, media, tmp_path, client):
+        run = self.run_with_probes(tmp_path, steps=(0, 5))
         other = make_run(tmp_path, status=Status.DONE)
-        client.force_login(curator_create("boss", staff=True))
         page = client.get(reverse("training:runs_compare"),
                           {"run": [run.pk, other.pk]}).content.decode()
         assert 'aria-label="Probe: mean yardstick score"' in page

@@ -24,18 +24,22 @@ from django.urls import reverse
 from django.utils import timezone
 
 from sketches.models import Render, Sketch
-from tests import policy_data
 from tests.chromium_faults import chromium_that_dies_on_render
 from tests.conftest import read_sketch
 from tests.lab_data import lab_world
-from tests.rating_data import curator_create
-from tests.workers import run_worker, wait_for, worker_kill
+from tests.run_data import (
+    RUBRIC,
+    cancelled_at_a_boundary,
+    fresh,
+    make_run,
+    steps_of,
+    train_worker_start,
+    worker_stop,
+)
+from tests.workers import wait_for, worker_kill
 from training.models import (
-    Judge,
-    PromptSet,
     Rollout,
     Rubric,
-    SystemPrompt,
     TrainingRun,
     TrainingStep,
 )
@@ -46,50 +50,13 @@ from training.runs.services import RunError
 from training.runs.worker import run_execute
 
 Status = TrainingRun.Status
-# A gate and a length ramp (different lengths, different totals): signals no
-# judge is needed for.
-RUBRIC = [{"name": "gate", "kind": "gate", "weight": 0.3},
-          {"name": "length", "kind": "length", "weight": 0.4,
-           "params": {"mode": "ramp", "target_tokens": 64}}]
 # A preference score no judge can give here (the local judge without a reward
 # model): a run asking for it is refused, or drops it openly.
 PREFERENCE = {"name": "preference", "kind": "preference", "weight": 0.3}
-TINY = {"num_generations": 2, "prompts_per_step": 1, "max_completion_length": 48,
-        "learning_rate": 1e-4, "save_steps": 100}
-# One browser: the machine's two cores are busy enough with the trainer.
-WORKER_ENV = {"PAINTRL_RENDER_BROWSERS": "1", "PAINTRL_RENDER_DEADLINE_S": "8"}
-
-
-@pytest.fixture(scope="module")
-def policy_dir(tmp_path_factory):
-    """The test-size policy of tests/policy_data.py: it writes sketch-shaped
-    text, so its rollouts go through the browser; few pass the gate."""
-    out = tmp_path_factory.mktemp("policy") / "test-policy"
-    policy_data.test_policy_build(out)
-    return out
-
-
-def make_run(policy, *, signals=RUBRIC, rubric: Rubric | None = None, **settings) -> TrainingRun:
-    judge = Judge.objects.get_or_create(name="local (test)", defaults={"backend": "local"})[0]
-    return TrainingRun.objects.create(
-        name="tiny", base_model=str(policy),
-        prompt_set=PromptSet.objects.get_or_create(
-            name="three", defaults={"prompts": ["a red barn", "a blue lake", "a green hill"]})[0],
-        system_prompt=SystemPrompt.objects.create(name="allow-list (test)", text=SYSTEM_PROMPT),
-        rubric=rubric or Rubric.objects.create(name="ramp", signals=signals),
-        judge=judge, scorer=judge, **{**TINY, **settings})
 
 
 def spec_key(run: TrainingRun, name: str) -> str:
     return next(spec.key for spec in run.rubric.specs() if spec.name == name)
-
-
-def fresh(run: TrainingRun) -> TrainingRun:
-    return TrainingRun.objects.get(pk=run.pk)
-
-
-def steps_of(run: TrainingRun) -> list[int]:
-    return list(TrainingStep.objects.filter(run=run).values_list("step", flat=True))
 
 
 def tracked_rewards(run: TrainingRun) -> list[float]:
@@ -103,40 +70,19 @@ def tracked_rewards(run: TrainingRun) -> list[float]:
                                             key=lambda e: e.step)]
 
 
-def cancelled_at_a_boundary(run: TrainingRun, *, max_steps: int) -> list[int]:
-    """The steps of a run cancelled before `max_steps`, after checking it
-    stopped at a step boundary: steps 1..n each once, a checkpoint at n."""
-    assert run.status == Status.CANCELLED, run.error
-    done = steps_of(run)
-    assert done == list(range(1, len(done) + 1)) and len(done) < max_steps
-    assert run.checkpoint_step == done[-1]
-    assert (run_dir(run.pk) / f"checkpoint-{done[-1]}" / "trainer_state.json").is_file()
-    return done
-
-
-def train_worker_start(tmp_path, settings, **env):
-    """A train worker as tests/train_worker.py starts one, with WORKER_ENV
-    (and `env`); returns the process and the generator that stops it."""
-    worker = run_worker("train", tmp_path, settings, env={**WORKER_ENV, **env})
-    return next(worker), worker
-
-
-def worker_stop(worker) -> None:
-    next(worker, None)
-
-
 @pytest.fixture
-def worker(transactional_db, tmp_path, settings):
-    proc, generator = train_worker_start(tmp_path, settings)
+def worker(media, transactional_db, settings):
+    proc, generator = train_worker_start(media, settings)
     yield proc
     worker_stop(generator)
 
 
+@pytest.mark.worker
 class TestOnTheTrainWorker:
     def test_a_run_stores_every_step_and_rollout_and_a_redelivery_changes_nothing(
-            self, worker, policy_dir):
+            self, worker, test_policy):
         # No reward model: the preference score is dropped, openly, at launch.
-        run = services.run_launch(run=make_run(policy_dir, max_steps=2,
+        run = services.run_launch(run=make_run(test_policy, max_steps=2,
                                                signals=[*RUBRIC, PREFERENCE],
                                                drop_unanswerable=True,
                                                report_to="tensorboard"))
@@ -192,8 +138,8 @@ class TestOnTheTrainWorker:
         assert after.finished == run.finished and after.worker == run.worker
         assert steps_of(run) == [1, 2] and Rollout.objects.filter(run=run).count() == 4
 
-    def test_cancel_stops_at_a_step_boundary_and_keeps_a_checkpoint(self, worker, policy_dir):
-        run = services.run_launch(run=make_run(policy_dir, max_steps=40))
+    def test_cancel_stops_at_a_step_boundary_and_keeps_a_checkpoint(self, worker, test_policy):
+        run = services.run_launch(run=make_run(test_policy, max_steps=40))
         wait_for(lambda: len(steps_of(run)) >= 1, timeout=240, worker=worker)
         assert "will stop at the end of step" in services.run_cancel(run=run).message
         wait_for(lambda: fresh(run).is_finished, timeout=120, worker=worker)
@@ -202,10 +148,10 @@ class TestOnTheTrainWorker:
         assert "already finished (cancelled)" in services.run_cancel(run=run).message
 
     def test_a_killed_worker_leaves_a_run_that_resumes_with_each_step_once(
-            self, transactional_db, tmp_path, settings, policy_dir):
-        proc, generator = train_worker_start(tmp_path, settings)
+            self, media, transactional_db, settings, test_policy):
+        proc, generator = train_worker_start(media, settings)
         try:
-            run = services.run_launch(run=make_run(policy_dir, max_steps=8, save_steps=2))
+            run = services.run_launch(run=make_run(test_policy, max_steps=8, save_steps=2))
             wait_for(lambda: fresh(run).checkpoint_step >= 2, timeout=240, worker=proc)
             worker_kill(proc)
         finally:
@@ -217,7 +163,7 @@ class TestOnTheTrainWorker:
         settings.PAINTRL_RUN_STALE_S = 1
         time.sleep(1.2)
         assert services.run_stalled(killed)
-        proc, generator = train_worker_start(tmp_path, settings)
+        proc, generator = train_worker_start(media, settings)
         try:
             services.run_resume(run=killed)
             wait_for(lambda: fresh(run).is_finished, timeout=240, worker=proc)
@@ -241,23 +187,25 @@ class TestOnTheTrainWorker:
         assert [prompts[step] for step in range(1, 9)] == [row["prompt_text"] for row in rows]
 
 
+@pytest.mark.browser
+@pytest.mark.worker
 class TestUnavailableRender:
     def test_an_unavailable_render_has_no_total_and_is_counted_under_v2_and_v1(
-            self, transactional_db, tmp_path, settings, policy_dir, client):
+            self, staff_client, media, transactional_db, settings, test_policy, client):
         """On a real train worker whose Chromium dies as each render starts
         (tests/chromium_faults.py), so every render the browser is asked for comes
         back unavailable. v2 as installed, v1 with adherence dropped openly (the
         local reward model cannot judge it), a trained reward model and a pool:
         every other signal could be answered. Under the old rule (the mean of what
         answered) the length signal alone made the total, 1.0 for v2."""
-        world = lab_world(settings, tmp_path)
+        world = lab_world()
         v2, v1 = Rubric.objects.get(name="v2"), Rubric.objects.get(name="v1")
         with chromium_that_dies_on_render() as (chromium, kills):
-            proc, generator = train_worker_start(tmp_path, settings,
+            proc, generator = train_worker_start(media, settings,
                                                  PAINTRL_CHROMIUM_PATH=str(chromium))
             try:
                 runs = [services.run_launch(run=make_run(
-                    policy_dir, rubric=rubric, snapshot=world.snapshot, max_steps=1,
+                    test_policy, rubric=rubric, snapshot=world.snapshot, max_steps=1,
                     drop_unanswerable=rubric == v1)) for rubric in (v2, v1)]
                 wait_for(lambda: all(fresh(run).is_finished for run in runs), timeout=400,
                          worker=proc)
@@ -265,7 +213,6 @@ class TestUnavailableRender:
                 worker_stop(generator)
             assert kills.read_text().split(), "no browser was killed"
         v2_run, v1_run = (fresh(run) for run in runs)
-        client.force_login(curator_create("boss", staff=True))
         assert v2_run.dropped_signals == []
         assert [d["name"] for d in v1_run.dropped_signals] == ["adherence"]
         assert "never sees the prompt" in v1_run.dropped_signals[0]["reason"]
@@ -307,8 +254,8 @@ class TestLaunch:
         assert fresh(run).status == Status.DRAFT
 
     def test_a_signal_the_judges_can_never_answer_is_refused_with_the_way_out(
-            self, policy_dir):
-        run = make_run(policy_dir, signals=[*RUBRIC, PREFERENCE])  # no reward model here
+            self, test_policy):
+        run = make_run(test_policy, signals=[*RUBRIC, PREFERENCE])  # no reward model here
         with pytest.raises(RunError) as error:
             services.run_launch(run=run)
         message = str(error.value)
@@ -318,10 +265,10 @@ class TestLaunch:
         assert fresh(run).status == Status.DRAFT
 
     def test_adherence_asked_of_the_local_model_is_refused_or_dropped_openly(
-            self, policy_dir, settings, tmp_path, django_capture_on_commit_callbacks):
-        world = lab_world(settings, tmp_path)  # a reward model: it answers all but adherence
+            self, media, test_policy, django_capture_on_commit_callbacks):
+        world = lab_world()  # a reward model: it answers all but adherence
         v1 = Rubric.objects.get(name="v1")
-        run = make_run(policy_dir, rubric=v1, snapshot=world.snapshot)
+        run = make_run(test_policy, rubric=v1, snapshot=world.snapshot)
         with pytest.raises(RunError, match="adherence \\(weight 0.07\\): the local reward "
                                            "model never sees the prompt.*vision judge"):
             services.run_launch(run=run)
@@ -341,17 +288,17 @@ class TestLaunch:
         clone = services.run_clone(run=run)
         assert clone.drop_unanswerable and clone.dropped_signals == []
 
-    def test_dropping_every_weighted_signal_is_refused(self, policy_dir):
-        run = make_run(policy_dir, signals=[PREFERENCE], drop_unanswerable=True)
+    def test_dropping_every_weighted_signal_is_refused(self, test_policy):
+        run = make_run(test_policy, signals=[PREFERENCE], drop_unanswerable=True)
         with pytest.raises(RunError, match="leaves no weighted signal"):
             services.run_launch(run=run)
 
     def test_a_judge_that_can_no_longer_answer_fails_the_run_on_the_worker(
-            self, policy_dir, settings, tmp_path):
+            self, media, test_policy):
         from pool.models import RewardModel
 
-        world = lab_world(settings, tmp_path)
-        run = services.run_launch(run=make_run(policy_dir, signals=[*RUBRIC, PREFERENCE],
+        world = lab_world()
+        run = services.run_launch(run=make_run(test_policy, signals=[*RUBRIC, PREFERENCE],
                                                snapshot=world.snapshot))
         assert run.dropped_signals == []
         RewardModel.objects.update(active=False)  # deactivated after the launch
@@ -361,19 +308,19 @@ class TestLaunch:
         assert "no active reward model" in run.error and "resumed" in run.error
         assert not TrainingStep.objects.filter(run=run).exists()
 
-    def test_a_bad_rubric_is_refused_with_its_reason(self, policy_dir):
-        run = make_run(policy_dir)
+    def test_a_bad_rubric_is_refused_with_its_reason(self, test_policy):
+        run = make_run(test_policy)
         Rubric.objects.filter(pk=run.rubric_id).update(signals=[{"kind": "vibes", "weight": 1}])
         run.refresh_from_db()
         with pytest.raises(RunError, match="kind 'vibes' is not one of"):
             services.run_launch(run=run)
 
-    def test_a_lora_run_launches_and_a_lora_rank_below_1_is_refused(self, policy_dir):
+    def test_a_lora_run_launches_and_a_lora_rank_below_1_is_refused(self, test_policy):
         """peft is pinned (requirements.txt), so the LoRA refusal that runs is
         the rank's; a missing peft fails this test rather than skipping a branch."""
         import peft  # noqa: F401
 
-        run = make_run(policy_dir, lora=True, lora_rank=0)
+        run = make_run(test_policy, lora=True, lora_rank=0)
         with pytest.raises(RunError, match="lora_rank must be at least 1"):
             services.run_launch(run=run)
         run.lora_rank = 4
@@ -381,7 +328,7 @@ class TestLaunch:
         assert services.run_launch(run=run).launched_config["grpo"]["lora"] is True
 
     def test_a_tiny_policys_learning_rate_with_lora_on_a_real_checkpoint_is_refused(
-            self, policy_dir, tmp_path):
+            self, test_policy, tmp_path):
         """The refusal reads the checkpoint's size from its safetensors header:
         here a folder whose header says 0.6 B parameters (no weights behind
         it: the launch check never loads them)."""
@@ -390,7 +337,7 @@ class TestLaunch:
 
         real = tmp_path / "qwen3-0.6b"
         real.mkdir()
-        shutil.copy(policy_dir / "config.json", real / "config.json")
+        shutil.copy(test_policy / "config.json", real / "config.json")
         header = json.dumps({"embed.weight": {"dtype": "BF16", "shape": [151_936, 4096],
                                               "data_offsets": [0, 0]}}).encode()
         (real / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header)
@@ -401,12 +348,12 @@ class TestLaunch:
         run.learning_rate = 1e-5
         assert not any("learning_rate" in problem for problem in services.run_problems(run))
         # The built-in policy (5 M parameters here) keeps its own rate with LoRA.
-        tiny = make_run(policy_dir, lora=True, learning_rate=3e-4)
+        tiny = make_run(test_policy, lora=True, learning_rate=3e-4)
         assert not any("learning_rate" in problem for problem in services.run_problems(tiny))
 
     def test_launch_freezes_the_config_and_queues_after_commit(
-            self, policy_dir, django_capture_on_commit_callbacks):
-        run = make_run(policy_dir)
+            self, test_policy, django_capture_on_commit_callbacks):
+        run = make_run(test_policy)
         with django_capture_on_commit_callbacks() as callbacks:
             run = services.run_launch(run=run)
         assert len(callbacks) == 1 and run.status == Status.QUEUED
@@ -414,7 +361,7 @@ class TestLaunch:
         assert config["rubric"]["signals"] == RUBRIC
         assert config["system_prompt"]["text"] == SYSTEM_PROMPT
         assert config["prompts"] == ["a red barn", "a blue lake", "a green hill"]
-        assert config["policy_path"] == str(policy_dir)
+        assert config["policy_path"] == str(test_policy)
         assert config["grpo"]["num_generations"] == 2 and config["versions"]["trl"]
         with pytest.raises(RunError, match="not a draft"):
             services.run_launch(run=run)
@@ -422,8 +369,8 @@ class TestLaunch:
 
 @pytest.mark.django_db
 class TestStates:
-    def test_a_redelivered_message_for_a_live_run_does_nothing(self, policy_dir):
-        run = make_run(policy_dir)
+    def test_a_redelivered_message_for_a_live_run_does_nothing(self, test_policy):
+        run = make_run(test_policy)
         TrainingRun.objects.filter(pk=run.pk).update(
             status=Status.RUNNING, worker="elsewhere", heartbeat=timezone.now(),
             launched_config={"grpo": {}})
@@ -432,16 +379,16 @@ class TestStates:
         with pytest.raises(RunError, match="is running"):
             services.run_resume(run=after)
 
-    def test_a_queued_run_cancels_at_once_and_never_trains(self, policy_dir):
-        run = services.run_launch(run=make_run(policy_dir))
+    def test_a_queued_run_cancels_at_once_and_never_trains(self, test_policy):
+        run = services.run_launch(run=make_run(test_policy))
         assert "before it started" in services.run_cancel(run=run).message
         after = run_execute(run_id=run.pk)
         assert after.status == Status.CANCELLED and after.started is None
 
-    def test_a_stalled_run_can_be_cancelled_and_resumed(self, policy_dir, settings,
+    def test_a_stalled_run_can_be_cancelled_and_resumed(self, test_policy, settings,
                                                         django_capture_on_commit_callbacks):
         settings.PAINTRL_RUN_STALE_S = 60
-        run = services.run_launch(run=make_run(policy_dir))
+        run = services.run_launch(run=make_run(test_policy))
         TrainingRun.objects.filter(pk=run.pk).update(
             status=Status.RUNNING, worker="lost", checkpoint_step=3,
             heartbeat=timezone.now() - timedelta(seconds=61))
@@ -452,10 +399,9 @@ class TestStates:
         assert len(callbacks) == 1
 
     def test_a_failure_is_recorded_on_the_run_which_may_be_resumed(
-            self, policy_dir, settings, tmp_path):
-        settings.MEDIA_ROOT = tmp_path
+            self, media, test_policy, tmp_path):
         moved = tmp_path / "policy"
-        shutil.copytree(policy_dir, moved)
+        shutil.copytree(test_policy, moved)
         run = services.run_launch(run=make_run(moved))
         shutil.rmtree(moved)  # gone by the time the worker loads it
         after = run_execute(run_id=run.pk)  # returns: the worker lives on
@@ -464,8 +410,8 @@ class TestStates:
         assert after.progress["stage"] == Status.FAILED
         assert services.run_resume(run=after).status == Status.QUEUED
 
-    def test_a_draft_or_finished_run_is_not_resumed(self, policy_dir):
-        run = make_run(policy_dir)
+    def test_a_draft_or_finished_run_is_not_resumed(self, test_policy):
+        run = make_run(test_policy)
         with pytest.raises(RunError, match="never launched"):
             services.run_resume(run=run)
         TrainingRun.objects.filter(pk=run.pk).update(status=Status.DONE,
@@ -473,8 +419,8 @@ class TestStates:
         with pytest.raises(RunError, match="is done"):
             services.run_resume(run=fresh(run))
 
-    def test_a_clone_is_a_draft_with_the_same_settings(self, policy_dir):
-        run = services.run_launch(run=make_run(policy_dir, max_steps=7, seed=5))
+    def test_a_clone_is_a_draft_with_the_same_settings(self, test_policy):
+        run = services.run_launch(run=make_run(test_policy, max_steps=7, seed=5))
         clone = services.run_clone(run=run)
         assert clone.status == Status.DRAFT and clone.parent == run
         assert (clone.max_steps, clone.seed, clone.rubric, clone.base_model) == (
@@ -482,13 +428,12 @@ class TestStates:
         assert clone.launched_config == {} and clone.checkpoint_step == 0
 
 
-
 @pytest.mark.django_db
 class TestRewardFunction:
     """The reward function on its own, with the real render pool."""
 
     def test_a_picture_no_judge_scored_has_no_total_and_is_stored_with_its_png(
-            self, render_pool, settings, tmp_path, policy_dir):
+            self, media, render_pool, test_policy):
         from transformers import TrainerState
 
         from training.policy.build import assistant_text
@@ -498,8 +443,7 @@ class TestRewardFunction:
         from training.runs.renderers import ProcessRenderer
         from training.runs.rewards import RubricReward, render_seed
 
-        settings.MEDIA_ROOT = tmp_path
-        run = make_run(policy_dir)
+        run = make_run(test_policy)
         TrainingRun.objects.filter(pk=run.pk).update(status=Status.RUNNING, worker="here")
         book = StepBook()
         book.clock.start()
@@ -563,17 +507,15 @@ class TestStepSummary:
         assert zero_spread_share([0.1, 0.5, 0.2, None, 0.3, 0.3], [0, 0, 1, 1, 2, 2]) == 2 / 3
 
 
-
 @pytest.mark.django_db(transaction=True)
 class TestLora:
     def test_a_lora_run_with_a_kl_penalty_trains_resumes_and_leaves_a_plain_policy(
-            self, policy_dir, settings, tmp_path):
+            self, media, test_policy):
         import peft  # noqa: F401  (pinned in requirements.txt: missing, this fails)
 
         from training.policy import policy_load
 
-        settings.MEDIA_ROOT = tmp_path
-        run = services.run_launch(run=make_run(policy_dir, max_steps=4, save_steps=2,
+        run = services.run_launch(run=make_run(test_policy, max_steps=4, save_steps=2,
                                                lora=True, lora_rank=4, beta=0.04))
         run = run_execute(run_id=run.pk)  # in this process: no worker needed
         assert run.status == Status.DONE, run.error

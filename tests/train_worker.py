@@ -3,16 +3,20 @@
 Procfile runs them (one task at a time), built on tests.workers.run_worker."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.workers import run_worker
 
 
-def run_train_worker(tmp_path, settings, queue: str = "train", *, env: dict | None = None,
+def run_train_worker(media_root, settings, queue: str = "train", *, env: dict | None = None,
                      **kwargs):
-    cache = str(tmp_path / "reward_cache")
+    """A worker on `queue` sharing `media_root` (the `media` fixture's) and the
+    reward-model decode cache beside it."""
+    cache = str(Path(media_root).parent / "reward_cache")
     settings.PAINTRL_REWARD_CACHE_DIR = cache
-    yield from run_worker(queue, tmp_path, settings,
+    yield from run_worker(queue, media_root, settings,
                           env={"PAINTRL_REWARD_CACHE_DIR": cache, **(env or {})}, **kwargs)
 
 
-def run_short_worker(tmp_path, settings, **kwargs):
-    yield from run_train_worker(tmp_path, settings, queue="short", **kwargs)
+def run_short_worker(media_root, settings, **kwargs):
+    yield from run_train_worker(media_root, settings, queue="short", **kwargs)

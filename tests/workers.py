@@ -15,7 +15,7 @@ import redis
 from django.db import connection
 
 from paintrl_site.celery import app as celery_app
-from tests.conftest import chromium_path
+from tests.conftest import chromium_path, tier_require
 
 ROOT = Path(__file__).resolve().parents[1]
 # A Redis database of its own, so a running demo's workers never take test tasks.
@@ -52,6 +52,7 @@ def run_worker(queue: str, media_root, settings, *, pool: str = "solo", concurre
     and `media_root`; a generator for fixtures to yield from. Redis database
     15 is the broker, so a running demo's workers never take test tasks.
     `include` names more task modules for it to load (tests.blocking_tasks)."""
+    tier_require("worker", "a Celery worker")
     broker_use()
     settings.MEDIA_ROOT = media_root
     env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": TEST_REDIS_URL,
@@ -71,11 +72,11 @@ def run_worker(queue: str, media_root, settings, *, pool: str = "solo", concurre
         proc.kill()
 
 
-def run_render_worker(tmp_path, settings):
+def run_render_worker(media_root, settings):
     """The render worker as the Procfile runs it: threads sharing one pool of
     two browsers (the `render_worker` fixture in conftest.py yields from this)."""
     chromium_path()
-    yield from run_worker("render", tmp_path, settings, pool="threads", concurrency=2,
+    yield from run_worker("render", media_root, settings, pool="threads", concurrency=2,
                           env={"PAINTRL_RENDER_BROWSERS": "2"})
 
 
@@ -85,6 +86,7 @@ def render_worker_start(broker_url: str, media_root, *, env: dict | None = None,
     one pool), named `render_worker_name(name)`. Unlike run_worker it does
     not flush the broker: a test's second worker must find what the first
     one left there."""
+    tier_require("worker", "a Celery worker")
     chromium_path()
     env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": broker_url,
            "PAINTRL_MEDIA_ROOT": str(media_root), "PAINTRL_RENDER_BROWSERS": str(browsers),
@@ -120,8 +122,6 @@ def wait_for(predicate, timeout: float = 90.0, worker=None):
             raise AssertionError(f"worker exited: {worker.stdout.read().decode()[-2000:]}")
         time.sleep(0.25)
     raise AssertionError("timed out waiting")
-
-
 
 
 def worker_kill(proc) -> None:

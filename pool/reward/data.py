@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from rating.sources import HUMAN_SOURCES, grade_sources
+from rating.sources import comparisons_count, comparisons_decided, grade_sources
 
 TRAIN, VALIDATION, TEST = "train", "validation", "test"
 SPLITS = (TRAIN, VALIDATION, TEST)
@@ -224,8 +224,7 @@ def graded_set_from_db(*, sources: str = "auto",
                    n_grades=count, paint_fraction=details[render_id][2])
         for render_id, (mean, count) in sorted(mean_ordinals(values).items()))
     graded = GradedSet(items=items, sources=chosen, split_config=split_config or SplitConfig())
-    # Comparisons are people's: never mixed with the simulated curator's grades.
-    if set(chosen) & set(HUMAN_SOURCES):
+    if comparisons_count(chosen):
         graded = _with_comparisons(graded)
     return graded
 
@@ -236,9 +235,7 @@ def _with_comparisons(graded: GradedSet) -> GradedSet:
     from rating.models import Comparison
     from sketches.models import Render
 
-    rows = (Comparison.objects.filter(choice__in=[Comparison.Choice.LEFT,
-                                                  Comparison.Choice.RIGHT])
-            .order_by("pk").values_list("left_id", "right_id", "choice"))
+    rows = comparisons_decided().values_list("left_id", "right_id", "choice")
     pairs = [(left, right) if choice == Comparison.Choice.LEFT else (right, left)
              for left, right, choice in rows]
     graded_keys = {item.key for item in graded.items}

@@ -79,6 +79,9 @@ class PromptOptimisationAdmin(admin.ModelAdmin):
             obj.created_by = request.user
         super().save_model(request, obj, form, change)
 
+    def get_queryset(self, request):
+        return selectors.optimisations_with_best(super().get_queryset(request))
+
     # --- columns --------------------------------------------------------
     @admin.display(description="progress")
     def progress_summary(self, job: PromptOptimisation) -> str:
@@ -95,8 +98,9 @@ class PromptOptimisationAdmin(admin.ModelAdmin):
 
     @admin.display(description="best mean score")
     def best_score(self, job: PromptOptimisation) -> str:
-        best = selectors.candidate_best(job)
-        return "-" if best is None else f"{best.mean_score:.3f} (candidate {best.index})"
+        if job.best_index is None:  # annotated by get_queryset: no query a row
+            return "-"
+        return f"{job.best_mean_score:.3f} (candidate {job.best_index})"
 
     @admin.display(description="candidates")
     def candidates_table(self, job: PromptOptimisation) -> str:

@@ -48,7 +48,11 @@ class EngineError(RuntimeError):
 
 class TimedGRPOTrainer(GRPOTrainer):
     """GRPOTrainer that adds the time spent generating to the step's clock
-    (callbacks.py explains the split). Nothing else is changed."""
+    (callbacks.py explains the split). Nothing else is changed.
+
+    TRL 1.16 has no public hook around generation, so this overrides the
+    private `_generate`; tests/test_trl_hooks.py fails, naming the version,
+    if a TRL upgrade moves or renames it."""
 
     step_book: StepBook | None = None
 

@@ -28,6 +28,7 @@ import os
 import socket
 import uuid
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 
 from django.db import transaction
@@ -169,9 +170,13 @@ def rows_discard(run: TrainingRun, *, after_step: int) -> dict[str, int]:
                .values_list("sketch_id", flat=True))
     doomed = sketch_ids - kept
     with transaction.atomic():
-        for render in Render.objects.filter(sketch_id__in=doomed).exclude(png=""):
-            render.png.delete(save=False)
+        pngs = [(render.png.storage, render.png.name)
+                for render in Render.objects.filter(sketch_id__in=doomed).exclude(png="")]
         Sketch.objects.filter(pk__in=doomed).delete()
+        # The files go once the rows are gone for good (as render_store's
+        # replaced PNG does): deleted before, a rollback would leave rows
+        # pointing at no file.
+        transaction.on_commit(partial(_pngs_delete, pngs))
         removed = rollouts.delete()[0]
         probed = probes.delete()[1].get(Probe._meta.label, 0)
         steps = TrainingStep.objects.filter(run=run, step__gt=after_step).delete()[0]
@@ -180,6 +185,14 @@ def rows_discard(run: TrainingRun, *, after_step: int) -> dict[str, int]:
                     "sketches kept for their grades)", run.pk, steps, removed, probed,
                     after_step, len(kept))
     return {"steps": steps, "rollouts": removed, "probes": probed, "sketches_kept": len(kept)}
+
+
+def _pngs_delete(pngs: list[tuple]) -> None:
+    for storage, name in pngs:
+        try:
+            storage.delete(name)
+        except OSError:  # only disk space is lost: no row points at it
+            logger.warning("could not delete the discarded rollout PNG %s", name, exc_info=True)
 
 
 def _finish(run_id: int, token: str, status: str, *, error: str = "",
