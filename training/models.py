@@ -14,7 +14,7 @@ from pool.models import PoolSnapshot, RewardModel
 from sketches.models import Render, Sketch
 
 from .judges.registry import DEFAULT_BACKEND, backend_choices
-from .runs.conf import renders_default
+from .sampling.conf import renders_default
 
 
 class NextVersion:
@@ -237,7 +237,23 @@ class RewardJudges(models.Model):
         abstract = True
 
 
-class TrainingRun(Job, RewardJudges):
+class SamplingSettings(models.Model):
+    """How a job samples its policy, with the defaults a new job starts from:
+    a run's rollouts, a prompt optimisation's candidates (training.sampling.
+    config.SamplingConfig checks them and says why each exists)."""
+
+    max_completion_length = models.PositiveIntegerField(default=512, help_text="In tokens.")
+    temperature = models.FloatField(default=1.0)
+    chat_template_kwargs = models.JSONField(
+        default=dict, blank=True,
+        help_text='Passed to the chat template, e.g. {"enable_thinking": false} for a Qwen3 '
+                  "checkpoint (its thinking would eat the completion budget).")
+
+    class Meta:
+        abstract = True
+
+
+class TrainingRun(Job, RewardJudges, SamplingSettings):
     """A GRPO run: what it trains, against what, with which settings, and
     where it has got to. Launched, cancelled, resumed and cloned from the
     admin; run by training.runs on the train worker. A run exists as a draft
@@ -325,9 +341,6 @@ class TrainingRun(Job, RewardJudges):
     lr_schedule = models.CharField(max_length=10, choices=Schedule.choices,
                                    default=Schedule.CONSTANT)
     warmup_steps = models.PositiveIntegerField(default=0)
-    max_completion_length = models.PositiveIntegerField(default=512,
-                                                        help_text="In tokens.")
-    temperature = models.FloatField(default=1.0)
     scale_rewards = models.CharField(max_length=10, choices=ScaleRewards.choices,
                                      default=ScaleRewards.GROUP)
     beta = models.FloatField(default=0.0, help_text="KL penalty; 0 loads no reference model.")
@@ -358,10 +371,6 @@ class TrainingRun(Job, RewardJudges):
                              "batch / (processes x this) rollouts at a time.")
     bf16 = models.CharField(max_length=4, choices=Bf16.choices, default=Bf16.AUTO,
                             verbose_name="bf16")
-    chat_template_kwargs = models.JSONField(
-        default=dict, blank=True,
-        help_text='Passed to the chat template, e.g. {"enable_thinking": false} for a Qwen3 '
-                  "checkpoint (its thinking would eat the completion budget).")
     processes = models.PositiveSmallIntegerField(
         default=1, help_text="Training processes (`accelerate launch`, one per GPU); 1 trains in "
                              "the train worker's own process.")
@@ -499,7 +508,7 @@ class ProbeSample(models.Model):
                                                name="probe_sample_unique")]
 
 
-class PromptOptimisation(Job, RewardJudges):
+class PromptOptimisation(Job, RewardJudges, SamplingSettings):
     """A system prompt evolved by GEPA (the `gepa` package) against a rubric:
     each candidate prompt is scored by sampling the policy with it on the
     prompt set, rendering and scoring the samples; a reflection model (an
@@ -533,12 +542,6 @@ class PromptOptimisation(Job, RewardJudges):
                              "iteration.")
     samples_per_prompt = models.PositiveSmallIntegerField(
         default=2, help_text="Samples of each prompt a candidate is scored on (their mean).")
-    max_completion_length = models.PositiveIntegerField(default=512, help_text="In tokens.")
-    temperature = models.FloatField(default=1.0)
-    chat_template_kwargs = models.JSONField(
-        default=dict, blank=True,
-        help_text='Passed to the chat template, e.g. {"enable_thinking": false} for a Qwen3 '
-                  "checkpoint.")
     seed = models.IntegerField(
         default=0, help_text="Seeds GEPA's choices and each prompt's samples and render: every "
                              "candidate is sampled at the same seeds.")

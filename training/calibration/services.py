@@ -18,17 +18,13 @@ from pool.models import Calibration, PoolSnapshot
 from ..judges import JudgeUnavailable, judge_backend
 from ..judges.base import COMPARE_Q
 from ..models import Judge, PromptSet, SystemPrompt, TrainingRun
-from ..policy import policy_path
+from ..policy import policy_path, trained_policy_dir
 from ..policy.build import policy_exists
 from ..presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
-from ..runs import conf
-from ..runs.checkpoints import FINAL
-from ..runs.services import judge_launched, package_versions, policy_missing
+from ..sampling import conf
+from ..sampling.config import SamplingConfig
+from ..sampling.launch import judge_launched, package_versions, policy_missing
 from .config import CalibrationConfig, CalibrationConfigError
-
-# A calibration's completion length without a run to copy it from: a new
-# run's default (TrainingRun.max_completion_length).
-DEFAULT_MAX_TOKENS = 512
 
 
 class CalibrationLaunchError(ValueError):
@@ -57,21 +53,19 @@ def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None
                if row is None]
     if missing:
         raise CalibrationLaunchError("the calibration cannot be launched: " + "; ".join(missing))
-    if max_completion_length is None:
-        max_completion_length = run.max_completion_length if run else DEFAULT_MAX_TOKENS
-    if temperature is None:
-        temperature = run.temperature if run else 1.0
-    if chat_template_kwargs is None:
-        chat_template_kwargs = dict(run.chat_template_kwargs or {}) if run else {}
+    # A choice left None: the run's sampling, else a new run's defaults.
+    sampling = SamplingConfig.of(run or TrainingRun()).to_dict()
+    chosen = {"max_completion_length": max_completion_length, "temperature": temperature,
+              "chat_template_kwargs": chat_template_kwargs}
+    sampling.update({name: value for name, value in chosen.items() if value is not None})
     problems = []
     try:
         config = CalibrationConfig(
             policy=policy, judge=judge_launched(judge), prompts=list(prompt_set.prompts or []),
             system_prompt={"id": system_prompt.pk, "label": str(system_prompt),
                            "text": system_prompt.text},
-            samples_per_prompt=samples_per_prompt, per_member=per_member,
-            max_completion_length=max_completion_length, temperature=temperature, seed=seed,
-            renders=conf.renders_default(), chat_template_kwargs=chat_template_kwargs)
+            samples_per_prompt=samples_per_prompt, per_member=per_member, seed=seed,
+            renders=conf.renders_default(), **sampling)
     except CalibrationConfigError as error:
         config, problems = None, list(error.problems)
     problems.extend(calibration_problems(snapshot=snapshot, judge=judge, policy=policy))
@@ -97,7 +91,7 @@ def calibration_policy(*, run: TrainingRun | None = None, base_model: str = "") 
     else (blank) the built-in policy."""
     if run is not None:
         return {"label": f"run {run.pk} ({run.name}), trained", "run": run.pk,
-                "path": str(conf.run_dir(run.pk) / FINAL)}
+                "path": str(trained_policy_dir(run.pk))}
     path = policy_path(base_model)
     return {"label": base_model or "the built-in policy", "run": None, "path": str(path)}
 

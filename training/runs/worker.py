@@ -101,9 +101,10 @@ def run_train(*, run: TrainingRun, lease, checkpoint: Path | None,
     run done or cancelled. The run trains here, in the worker's process, or
     in each process `accelerate launch` started (supervisor.py), where only
     the main one renders and writes (ranks.py)."""
+    from ..sampling.device import memory_release
+    from ..sampling.renderers import run_renderer
     from . import ranks
-    from .engine import engine_build, final_policy_save, memory_release
-    from .renderers import run_renderer
+    from .engine import engine_build, final_policy_save
 
     main = ranks.is_main()
     renders = GRPOConfig.from_launched(run.launched_config).renders
