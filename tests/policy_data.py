@@ -1,7 +1,8 @@
 """A built policy for tests that need one: the `test` size, trained for a
 fixed handful of SFT steps on a small painter corpus (seconds, no renders).
 It writes sketch-shaped text, not sketches that pass the gate: tests that
-need gate passes must not rely on it.
+need gate passes use the canned policy (training.policy.canned), which
+writes only painter sketches the gate passes.
 
     from tests.policy_data import test_policy  # noqa: F401  (the fixture)
 
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from training.policy.build import policy_bootstrap
+from training.policy.canned import canned_policy_build
 from training.policy.sft import SftConfig
 
 # Measured here (2 shared cores): 200 sketches, a 4,096-token vocabulary (so
@@ -37,3 +39,9 @@ def test_policy(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("policy") / "test-policy"
     test_policy_build(out)
     return out
+
+
+@pytest.fixture(scope="session")
+def canned_policy(tmp_path_factory) -> Path:
+    """The folder of a canned policy (canned_replies' sketches), built once per session."""
+    return canned_policy_build(tmp_path_factory.mktemp("policy") / "canned-policy")

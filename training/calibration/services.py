@@ -1,23 +1,26 @@
-"""Calibration jobs' launch: check the choices (a snapshot with members, a
-policy on disk, a judge that compares pictures), freeze them into the
-calibration's config (config.py) and queue it on the train worker, which
-samples the policy (worker.py). Cancelling is the pool's
-(pool.services.calibration_cancel): the job's row is the pool's.
+"""Calibration jobs: launch (check the choices: a snapshot with members, a
+policy on disk, a judge that compares pictures; freeze them into the
+calibration's config, config.py; queue it on the train worker, which
+samples the policy, worker.py), cancel, and the per-member results a job or
+a run's re-calibration stores. The band rule and the derive are the pool's
+(pool.calibration, pool.services.snapshot_derive).
 
 Nothing here loads torch."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from django.db import transaction
 from django.utils import timezone
 
-from pool.calibration import PER_MEMBER
-from pool.models import Calibration, PoolSnapshot
+from jobs.services import Cancel, job_cancel
+from pool.calibration import PER_MEMBER, WinRate
+from pool.models import PoolSnapshot
 
 from ..judges import JudgeUnavailable, judge_backend
 from ..judges.base import COMPARE_Q
-from ..models import Judge, PromptSet, SystemPrompt, TrainingRun
+from ..models import Calibration, Judge, MemberWinRate, PromptSet, SystemPrompt, TrainingRun
 from ..policy import policy_path, trained_policy_dir
 from ..policy.build import policy_exists
 from ..presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
@@ -73,7 +76,7 @@ def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None
         raise CalibrationLaunchError("the calibration cannot be launched: " + "; ".join(problems))
     with transaction.atomic():
         calibration = Calibration.objects.create(
-            snapshot=snapshot, created_by=user,
+            snapshot=snapshot, run=run, created_by=user,
             config={**config.to_dict(), "prompt_set": {"id": prompt_set.pk,
                                                         "name": prompt_set.name},
                     "versions": package_versions(("transformers", "torch")),
@@ -122,3 +125,21 @@ def judge_problems(judge: Judge) -> list[str]:
         return [f"judge {judge.name} ({backend.label or backend.key}) does not compare "
                 "pictures: choose one that does"]
     return []
+
+
+def calibration_cancel(*, calibration: Calibration) -> Cancel:
+    """Stop a calibration (jobs.services.job_cancel): a queued one at once, a
+    running one between two prompts or two batches of comparisons."""
+    return job_cancel(job=calibration, stopping="will stop at its next prompt or batch of "
+                                                "comparisons")
+
+
+def calibration_results_store(*, calibration_id: int, rates: Sequence[WinRate]) -> None:
+    """A calibration's per-member results (pool.calibration.win_rates_sum),
+    replacing any stored before (a redelivered job measures again)."""
+    with transaction.atomic():
+        MemberWinRate.objects.filter(calibration_id=calibration_id).delete()
+        MemberWinRate.objects.bulk_create([
+            MemberWinRate(calibration_id=calibration_id, member_id=r.member_id, asked=r.asked,
+                          answered=r.answered, wins=r.wins, win_rate=r.win_rate)
+            for r in rates])

@@ -16,17 +16,15 @@ from collections import Counter
 from jobs.selectors import job_cancel_requested
 from jobs.services import ProgressWriter, job_claim, job_end
 from pool.calibration import BAND, rates_summary
-from pool.models import Calibration
-from pool.services import calibration_results_store
 from sketches.rendering import OK
 
 from ..judges import Picture, judge_backend
-from ..models import Judge
+from ..models import Calibration, Judge
 from ..sampling.config import SamplingConfig
 from ..sampling.samples import Sampling, prompt_seed, samples_generate
 from .config import CalibrationConfig
 from .measure import CalibrationStopped, RolloutPicture, win_rates_measure
-from .services import judge_problems
+from .services import calibration_results_store, judge_problems
 
 logger = logging.getLogger(__name__)
 Status = Calibration.Status
