@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..policy import policy_load
 from . import conf
 
 
@@ -35,8 +36,6 @@ def threads_set(device: str) -> None:
 def policy_open(path: str | Path, *, device: str = "auto"):
     """(model, tokenizer, device): the policy at `path` on the device chosen,
     the threads set (training.policy.policy_load: never downloads)."""
-    from ..policy import policy_load
-
     device = device_choose(device)
     threads_set(device)
     model, tokenizer = policy_load(path, device=device)
