@@ -26,21 +26,22 @@ UNK = "<|unk|>"  # what every word of a prompt reads as: the policy never looks 
 HIDDEN = 8  # the smallest width Qwen3 takes with one head; two directions are used
 LOGIT_MARGIN = 60.0  # a reply's (or EOS's) logit above every other token's
 REPLY, END = 0, 1  # the two directions: "a reply may start here", "a reply was written"
+# The painter seeds of the default replies: four subjects over the fair and
+# bad tiers (a vase, a fruit bowl, a peony, a mountain lake), so rollouts
+# differ in what a judge sees, chosen among the first 30 seeds for the
+# lightest renders: tests render them within their 8 s deadline on a loaded
+# machine, where the good tier's layered watercolours took up to 12 s
+# (sketches.rendering.render_text on each of seeds 0-29, one browser).
+CANNED_SEEDS = (3, 6, 8, 9)
 
 
-def canned_replies(count: int = 4, *, seed: int = 0, size: int = 400) -> list[str]:
-    """The first `count` painter sketches of the good tier from `seed` on, as
-    a reply writes them (corpus_examples' form): the painter's good tier is
-    the one written to pass the gate (a test renders each to hold it)."""
+def canned_replies(seeds: tuple[int, ...] = CANNED_SEEDS, *, size: int = 400) -> list[str]:
+    """The painter's sketches for `seeds`, as a reply writes them
+    (corpus_examples' form); every tier of the painter passes the gate (a
+    test renders each canned reply to hold it)."""
     from sketches.painter import paint
 
-    replies, s = [], seed
-    while len(replies) < count:
-        sketch = paint(s, size=size)
-        if sketch.meta["quality"] == "good":
-            replies.append(assistant_text(code_compact(sketch.code)))
-        s += 1
-    return replies
+    return [assistant_text(code_compact(paint(seed, size=size).code)) for seed in seeds]
 
 
 def canned_tokenizer(replies: list[str]):
