@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sketches.painter import paint
+
 from .build import BOS, CHAT_TEMPLATE, EOS, PAD, POLICY_RECORD, SPECIAL_TOKENS, assistant_text
 from .corpus import code_compact
 
@@ -39,8 +41,6 @@ def canned_replies(seeds: tuple[int, ...] = CANNED_SEEDS, *, size: int = 400) ->
     """The painter's sketches for `seeds`, as a reply writes them
     (corpus_examples' form); every tier of the painter passes the gate (a
     test renders each canned reply to hold it)."""
-    from sketches.painter import paint
-
     return [assistant_text(code_compact(paint(seed, size=size).code)) for seed in seeds]
 
 
