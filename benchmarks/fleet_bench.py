@@ -6,7 +6,7 @@ One batch of --renders painter sketches (sketches.painter at --size px, seeds
 0..N-1, the mix of tiers and subjects the demo corpus has), rendered three
 ways in one run, one after another:
 
-  in process    training.runs.renderers.ProcessRenderer on a pool of one
+  in process    training.sampling.renderers.ProcessRenderer on a pool of one
                 browser, started before timing (what a run with renders
                 "process" does, with one browser);
   fleet x1      sketches.fleet.fleet_render with one render worker process
@@ -133,7 +133,7 @@ def main() -> None:
 def in_process(texts: list[str], seeds: list[int], *, pin: bool) -> Way:
     from sketches.conf import renderer_config
     from sketches.renderer import RenderPool
-    from training.runs.renderers import ProcessRenderer
+    from training.sampling.renderers import ProcessRenderer
 
     print("in process: one browser ...", flush=True)
     cores = os.sched_getaffinity(0)

@@ -4,7 +4,7 @@ The pairwise signal pays a rollout its win fraction against references from
 a snapshot. A reference the policy's rollouts always beat (or never beat)
 gives every rollout of a group the same value, so GRPO learns nothing from
 it; the replication kept only the references its policy beat 25-75 % of the
-time. A calibration (pool.models.Calibration) measures each member's win
+time. A calibration (training.models.Calibration) measures each member's win
 rate: how often the policy's rollouts beat it, as the judge sees it.
 
 The rules the measurement and its two uses share live here:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Exists, OuterRef, QuerySet
 
+from jobs.models import JobStatus
 from rating.models import Grade
 from rating.selectors import renders_gradable
 from rating.sources import grade_sources, grades_simulated
@@ -19,8 +20,6 @@ from sketches.models import Render, Sketch
 
 from .calibration import BAND, RatesSummary, in_band, rates_summary
 from .models import (
-    Calibration,
-    MemberWinRate,
     PoolMember,
     PoolPin,
     PoolRule,
@@ -248,16 +247,18 @@ def png_in_snapshot(png: str) -> bool:
 @dataclass(frozen=True)
 class CalibrationView:
     """One calibration of a snapshot as its page shows it: each member's win
-    rate, which members are in the band, and how many fall below, in and above it."""
+    rate, which members are in the band, and how many fall below, in and above it.
+    Calibrations are the training app's rows (training.models.Calibration),
+    read through the snapshot's `calibrations`: the pool imports nothing of it."""
 
-    calibration: Calibration
-    rates: dict[int, MemberWinRate]  # by member id
+    calibration: object  # a training.models.Calibration
+    rates: dict[int, object]  # by member id: its MemberWinRate
     band: tuple[float, float]
     kept: frozenset[int]  # the members in the band
     summary: RatesSummary
 
 
-def snapshot_calibrations(snapshot: PoolSnapshot, limit: int = 20) -> list[Calibration]:
+def snapshot_calibrations(snapshot: PoolSnapshot, limit: int = 20) -> list:
     """The snapshot's calibrations, newest first: standalone jobs and runs' re-calibrations."""
     return list(snapshot.calibrations.select_related("created_by").order_by("-created", "-pk")
                 [:limit])
@@ -267,7 +268,7 @@ def calibration_view(snapshot: PoolSnapshot, *, calibration_id: int | None = Non
                      band: tuple[float, float] = BAND) -> CalibrationView | None:
     """The calibration `calibration_id` of `snapshot`, or its newest finished
     one; None when it has none finished."""
-    done = snapshot.calibrations.filter(status=Calibration.Status.DONE)
+    done = snapshot.calibrations.filter(status=JobStatus.DONE)
     if calibration_id is not None:
         done = done.filter(pk=calibration_id)
     calibration = done.order_by("-created", "-pk").first()

@@ -1,7 +1,9 @@
 """Writes for the pool: pins, rule versions, snapshots (frozen from the
-pool, or derived from a calibrated one), a calibration's results, dropping
-the weaker of two near-duplicates, and storing the renders' fingerprints. Views, the
-admin, commands and tasks call these."""
+pool, or derived from a calibrated one), dropping the weaker of two
+near-duplicates, and storing the renders' fingerprints. Views, the admin,
+commands and tasks call these. Calibrations are the training app's
+(training.models.Calibration); the derive reads one through the snapshot's
+`calibrations`: its status, config and win rates."""
 from __future__ import annotations
 
 import logging
@@ -13,16 +15,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from kombu.exceptions import OperationalError
 
-from jobs.services import Cancel, job_cancel
+from jobs.models import JobStatus
 from rating.models import Grade
 from rating.selectors import renders_gradable
 from rating.sources import grade_sources, grades_simulated
 from sketches.models import Render
 
-from .calibration import WinRate, band_problems, in_band
+from .calibration import band_problems, in_band
 from .models import (
-    Calibration,
-    MemberWinRate,
     PoolMember,
     PoolPin,
     PoolRule,
@@ -122,13 +122,14 @@ def snapshot_freeze(*, name: str, note: str = "", user=None) -> PoolSnapshot:
 
 
 @transaction.atomic
-def snapshot_derive(*, calibration: Calibration, low: float, high: float, name: str,
+def snapshot_derive(*, calibration, low: float, high: float, name: str,
                     note: str = "", user=None) -> PoolSnapshot:
     """Freeze a new snapshot of the calibrated snapshot's members whose win
-    rate in `calibration` is in [low, high] (pool.calibration), recorded as
+    rate in `calibration` (one of its `calibrations`) is in [low, high]
+    (pool.calibration), recorded as
     derived from it: its rule, and each kept member's tier, subject, prompt,
     code, seed and PNG, are copied as they were frozen."""
-    if calibration.status != Calibration.Status.DONE:
+    if calibration.status != JobStatus.DONE:
         raise PoolError(f"calibration {calibration.pk} is {calibration.status}: only a "
                         "finished one says which references to keep")
     if problems := band_problems(low, high):
@@ -176,17 +177,6 @@ def _snapshot_create(**fields) -> PoolSnapshot:
             return PoolSnapshot.objects.create(**fields)
     except IntegrityError as exc:  # the same name frozen at the same moment
         raise PoolError(f"a snapshot named {fields['name']!r} exists already") from exc
-
-
-def calibration_results_store(*, calibration_id: int, rates: Sequence[WinRate]) -> None:
-    """A calibration's per-member results (pool.calibration.win_rates_sum),
-    replacing any stored before (a redelivered job measures again)."""
-    with transaction.atomic():
-        MemberWinRate.objects.filter(calibration_id=calibration_id).delete()
-        MemberWinRate.objects.bulk_create([
-            MemberWinRate(calibration_id=calibration_id, member_id=r.member_id, asked=r.asked,
-                          answered=r.answered, wins=r.wins, win_rate=r.win_rate)
-            for r in rates])
 
 
 def _counts_summary(counts: Counter) -> dict:
@@ -258,10 +248,3 @@ def render_fingerprints_queue(*, render_ids: Sequence[int]) -> None:
             logger.warning("fingerprints of %d renders not queued: %s", len(ids), exc)
 
     transaction.on_commit(send)
-
-
-def calibration_cancel(*, calibration: Calibration) -> Cancel:
-    """Stop a calibration (jobs.services.job_cancel): a queued one at once, a
-    running one between two prompts or two batches of comparisons."""
-    return job_cancel(job=calibration, stopping="will stop at its next prompt or batch of "
-                                                "comparisons")

@@ -12,7 +12,6 @@ urlpatterns = [
     path("freeze/", views.freeze, name="freeze"),
     path("snapshots/<int:pk>/", views.snapshot_detail, name="snapshot"),
     path("snapshots/<int:pk>/derive/", views.snapshot_derive, name="snapshot_derive"),
-    path("calibrations/<int:pk>/cancel/", views.calibration_cancel, name="calibration_cancel"),
     path("snapshots/<int:pk>/export.zip", views.snapshot_export, name="snapshot_export"),
     path("members/<int:pk>/png/", views.member_png, name="member_png"),
 ]

@@ -24,7 +24,7 @@ from . import selectors, services
 from .calibration import BAND
 from .export import snapshot_export_zip, snapshot_folder_name
 from .forms import DeriveForm, DuplicateForm, FreezeForm, PinForm, RenderForm, RuleForm
-from .models import Calibration, PoolMember, PoolSnapshot
+from .models import PoolMember, PoolSnapshot
 from .rules import pool_rule_current
 
 # The export zip stays in memory up to this size, then spills to a temporary file.
@@ -202,7 +202,7 @@ def snapshot_derive(request, pk: int):
         messages.error(request, _form_errors(form))
         return _snapshot_page(request, snapshot, form=form, status=400)
     data = form.cleaned_data
-    calibration = get_object_or_404(Calibration, pk=data["calibration"], snapshot=snapshot)
+    calibration = get_object_or_404(snapshot.calibrations.all(), pk=data["calibration"])
     try:
         derived = services.snapshot_derive(calibration=calibration, low=data["low"],
                                            high=data["high"], name=data["name"],
@@ -214,14 +214,6 @@ def snapshot_derive(request, pk: int):
                               f"{derived.counts.get('total', 0)} members of {snapshot.name!r} "
                               f"whose win rate is from {data['low']:g} to {data['high']:g}.")
     return redirect("pool:snapshot", pk=derived.pk)
-
-
-@require_POST
-@staff_required(reason="Only staff can cancel a calibration.")
-def calibration_cancel(request, pk: int):
-    calibration = get_object_or_404(Calibration, pk=pk)
-    messages.info(request, services.calibration_cancel(calibration=calibration).message)
-    return redirect("pool:snapshot", pk=calibration.snapshot_id)
 
 
 @require_GET

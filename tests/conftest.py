@@ -24,7 +24,7 @@ SKETCHES_DIR = Path(__file__).parent / "sketches"
 TIER_FIXTURES = {
     "browser": {"render_pool", "short_deadline_pool", "live_server", "render_worker"},
     "worker": {"render_worker", "train_worker", "short_worker"},
-    "training": {"test_policy"},
+    "training": {"test_policy", "canned_policy"},
 }
 # (Not django_db_blocker: pytest-django's autouse fixtures take it for every test.)
 DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences",
@@ -165,3 +165,13 @@ def test_policy(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("policy") / "test-policy"
     test_policy_build(out)
     return out
+
+
+@pytest.fixture(scope="session")
+def canned_policy(tmp_path_factory) -> Path:
+    """The folder of a canned policy (training.policy.canned): a real checkpoint that writes
+    only painter sketches the gate passes, so success paths run on a real worker. Built once
+    per session."""
+    from training.policy.canned import canned_policy_build
+
+    return canned_policy_build(tmp_path_factory.mktemp("policy") / "canned-policy")

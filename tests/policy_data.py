@@ -1,7 +1,8 @@
 """A built policy for tests that need one: the `test` size, trained for a
 fixed handful of SFT steps on a small painter corpus (seconds, no renders).
 It writes sketch-shaped text, not sketches that pass the gate: tests that
-need gate passes must not rely on it.
+need gate passes use the canned policy (training.policy.canned), which
+writes only painter sketches the gate passes.
 
     def test_something(test_policy):  # the session fixture in tests/conftest.py
         model, tokenizer = policy_load(test_policy)

@@ -46,7 +46,7 @@ from django.utils import timezone
 
 from api.tokens import token_create
 from paintrl_site.celery import app as celery_app
-from pool.models import Calibration, PoolMember, PoolPin, PoolRule, PoolSnapshot, RewardModel
+from pool.models import PoolMember, PoolPin, PoolRule, PoolSnapshot, RewardModel
 from rating.models import Claim, Comparison, Grade, GradeChange, GradingSettings, Skip
 from rating.services import grade_record
 from sketches.importing.sources import member_name
@@ -56,6 +56,7 @@ from tests.pool_data import pattern_png
 from tests.rating_data import PASSWORD, curator_create
 from tests.workers import TEST_REDIS_URL
 from training.models import (
+    Calibration,
     Judge,
     PromptOptimisation,
     PromptSet,
@@ -94,7 +95,7 @@ PK_MODELS = {
     "sketches:import_job": ImportJob, "rating:render_code": Render,
     "pool:snapshot": PoolSnapshot, "pool:snapshot_export": PoolSnapshot,
     "pool:member_png": PoolMember, "pool:snapshot_derive": PoolSnapshot,
-    "pool:calibration_cancel": Calibration,
+    "training:calibration_cancel": Calibration,
     "training:replay": Replay, "training:replay_cancel": Replay,
     "training:judge_agreement": Judge,
     "training:run": TrainingRun, "training:run_cancel": TrainingRun,

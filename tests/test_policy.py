@@ -1,5 +1,6 @@
 """The built-in policy: its corpus, tokenizer, SFT loop, saved folder and the
-bootstrap_policy command (test size, seconds each; no renders)."""
+bootstrap_policy command (test size, seconds each; no renders); and the
+canned policy tests sample for gate passes (its replies rendered)."""
 from __future__ import annotations
 
 import json
@@ -238,3 +239,28 @@ def test_bootstrap_without_force_keeps_the_old_policy(tmp_path, test_policy):
         policy_bootstrap(test_policy, size="test", count=12,
                          sft=SftConfig(max_steps=1, threads=1), evaluate=0)
     assert (test_policy / "model.safetensors").read_bytes() == before
+
+
+class TestCannedPolicy:
+    def test_it_writes_only_its_replies_each_one_token_then_eos(self, canned_policy):  # noqa: F811
+        from training.policy.canned import canned_replies
+        from training.sampling.config import SamplingConfig
+        from training.sampling.samples import Sampling, samples_generate
+
+        model, tokenizer = policy_load(canned_policy)
+        replies = canned_replies()
+        samples = samples_generate(model, tokenizer, Sampling(
+            prompts=["a red barn at dusk", "the sea"], samples=8, seeds=[3, 4],
+            system=SYSTEM_PROMPT, config=SamplingConfig(
+                max_completion_length=16, temperature=1.0, chat_template_kwargs={})))
+        assert all(s.text in replies and s.tokens == 2 for s in samples)
+        # The replies are equally likely: a group's rollouts are not all one sketch.
+        assert len({s.text for s in samples}) > 1
+
+    def test_each_reply_passes_the_gate_when_rendered(self, render_pool):
+        from sketches.rendering import OK, render_text
+        from training.policy.canned import canned_replies
+
+        for reply in canned_replies():
+            outcome = render_text(render_pool, reply, seed=0)
+            assert outcome.status == OK, outcome.violations

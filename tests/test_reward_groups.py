@@ -42,8 +42,8 @@ class TestOneSeedAndOneDrawOfReferencesPerGroup:
         from training.judges.local import LocalRewardModelJudge
         from training.reward_signals import SignalContext
         from training.runs.callbacks import Lease, StepBook
-        from training.runs.renderers import ProcessRenderer
         from training.runs.rewards import RubricReward
+        from training.sampling.renderers import ProcessRenderer
 
         world = lab_world()
         run = run_create()

@@ -13,6 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 from training.models import TrainingRun
 from training.runs import conf
 from training.runs.config import GRPOConfig, GRPOConfigError
+from training.sampling import conf as sampling_conf
 
 
 def settings_of(**changes) -> dict:
@@ -106,7 +107,7 @@ class TestScaleSettings:
         settings.PAINTRL_RUN_RENDERS = "cloud"
         with pytest.raises(ImproperlyConfigured, match="PAINTRL_RUN_RENDERS must be one of "
                                                        "process, fleet, got 'cloud'"):
-            conf.renders_default()
+            sampling_conf.renders_default()
 
 
 class TestStoredConfig:
@@ -132,22 +133,60 @@ class TestStoredConfig:
         assert GRPOConfig.from_launched(run.launched_config).max_steps == 7
 
 
-class TestGrouping:
-    def test_the_admins_run_fieldsets_are_the_configs_fields_each_a_run_field(self):
+class TestOneDefinition:
+    """Each GRPO setting is one field of GRPOConfig: the admin's fieldsets,
+    the launch (from_run and a clone), the launched config, TRL's arguments
+    and the defaults of runs launched before it existed all follow from it."""
+
+    def test_the_admins_run_fieldsets_hold_each_setting_once_each_a_run_field(self):
         from training.admin.runs import RUN_SETTINGS
-        from training.models import TrainingRun
         from training.runs.config import SECTIONS
 
         fieldsets = dict(RUN_SETTINGS)
-        grpo = tuple(name for title, _ in SECTIONS for name in fieldsets[title]["fields"])
-        assert grpo == GRPOConfig.names()
+        shown = [name for title, _ in SECTIONS for name in fieldsets[title]["fields"]]
+        assert sorted(shown) == sorted(GRPOConfig.names())
         # Each is a field of the run the config is built from (from_run reads them).
-        assert set(grpo) <= {field.name for field in TrainingRun._meta.get_fields()}
+        assert set(shown) <= {field.name for field in TrainingRun._meta.get_fields()}
 
     def test_a_launch_freezes_and_a_clone_copies_exactly_these_fields(self):
         from training.runs.services import GRPO_FIELDS
 
         assert GRPO_FIELDS == GRPOConfig.names()
+        assert tuple(GRPOConfig.from_run(TrainingRun()).to_dict()) == GRPOConfig.names()
+
+    def test_each_setting_trl_takes_as_it_is_reaches_it_the_rest_are_derived(self, tmp_path):
+        from dataclasses import fields
+
+        from training.runs.engine import grpo_args
+
+        config = GRPOConfig(**settings_of(
+            num_generations=3, prompts_per_step=2, max_steps=9, learning_rate=2e-4,
+            warmup_steps=1, max_completion_length=77, temperature=0.7, beta=0.01,
+            seed=5, save_steps=3, scale_rewards="batch", vllm_server_port=8123,
+            vllm_server_host="10.0.0.9", vllm_gpu_memory_utilization=0.4,
+            gradient_checkpointing=True, chat_template_kwargs={"enable_thinking": False},
+            report_to="tensorboard"))
+        args = grpo_args(config, output_dir=tmp_path, device="cpu")
+        derived = set()
+        for field in fields(GRPOConfig):
+            if field.metadata["trl"] is None:
+                derived.add(field.name)
+                continue
+            value = getattr(config, field.name)
+            if field.name == "report_to":
+                value = [value]  # transformers keeps the trackers as a list
+            assert getattr(args, field.metadata["trl"]) == value, field.name
+        # grpo_args derives TRL's arguments from these, or TRL never sees them (the
+        # engine, the supervisor and the renderer read them): a new one is named here.
+        assert derived == {"prompts_per_step", "lr_schedule", "lora", "lora_rank", "device",
+                           "bf16", "processes", "accelerate_config", "renders"}
+
+    def test_what_runs_launched_before_a_setting_trained_with_is_a_valid_config(self):
+        from training.runs.config import LAUNCHED_BEFORE
+
+        assert "chat_template_kwargs" in LAUNCHED_BEFORE  # a sampling setting's too
+        config = GRPOConfig(**settings_of(**LAUNCHED_BEFORE))
+        assert {name: getattr(config, name) for name in LAUNCHED_BEFORE} == LAUNCHED_BEFORE
 
 
 class TestTrainerArguments:
@@ -203,7 +242,7 @@ class TestRunSettings:
         settings.PAINTRL_RUN_KEEP_CHECKPOINTS = 3
         settings.PAINTRL_RUN_THREADS = 0
         assert conf.stale_s() == 90.0 and conf.keep_checkpoints() == 3
-        assert conf.torch_threads() is None  # 0: torch's default
+        assert sampling_conf.torch_threads() is None  # 0: torch's default
 
     @pytest.mark.parametrize("name, value", [("PAINTRL_RUN_STALE_S", 0),
                                              ("PAINTRL_RUN_KEEP_CHECKPOINTS", 0),
@@ -212,6 +251,6 @@ class TestRunSettings:
         setattr(settings, name, value)
         read = {"PAINTRL_RUN_STALE_S": conf.stale_s,
                 "PAINTRL_RUN_KEEP_CHECKPOINTS": conf.keep_checkpoints,
-                "PAINTRL_RUN_THREADS": conf.torch_threads}[name]
+                "PAINTRL_RUN_THREADS": sampling_conf.torch_threads}[name]
         with pytest.raises(ImproperlyConfigured, match=name):
             read()

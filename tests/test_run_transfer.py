@@ -31,7 +31,7 @@ from training.models import (
     TrainingRun,
     TrainingStep,
 )
-from training.runs import conf
+from training.policy import run_dir
 from training.runs.services import RunError, launched_config, run_resume
 from training.runs.transfer import FORMAT, RUN_FIELDS, STEP_FIELDS
 
@@ -50,13 +50,13 @@ def finished_run(name: str = "hibiscus run", **choices) -> TrainingRun:
                      heartbeat=started + timedelta(minutes=30), worker="train@source")
     TrainingRun.objects.filter(pk=run.pk).update(**choices)
     run.refresh_from_db()
-    checkpoint = conf.run_dir(run.pk) / "checkpoint-2"
+    checkpoint = run_dir(run.pk) / "checkpoint-2"
     checkpoint.mkdir(parents=True)
     (checkpoint / "trainer_state.json").write_text("{}")
     TrainingRun.objects.filter(pk=run.pk).update(
         launched_config=launched_config(run),
         progress={"step": 2, "max_steps": 4, "stage": "done",
-                  "final_policy": str(conf.run_dir(run.pk) / "final")})
+                  "final_policy": str(run_dir(run.pk) / "final")})
     run.refresh_from_db()
     steps_create(run)
     for r in run.rollouts.all():  # as training.runs.rewards stores a rollout's sketch
@@ -140,7 +140,7 @@ class TestExport:
         out = tmp_path / "export"
         call_command("export_run", run.pk, str(out))
         left = json.loads((out / "run.json").read_text())["not_exported"]
-        checkpoint = str(conf.run_dir(run.pk) / "checkpoint-2")
+        checkpoint = str(run_dir(run.pk) / "checkpoint-2")
         assert left["checkpoints"] == [checkpoint] and left["final_policy"].endswith("final")
         assert "not exported" in left["note"]
         assert not any("checkpoint" in p.name or p.name == "trainer_state.json"

@@ -30,8 +30,8 @@ from tests.run_data import (
 )
 from tests.workers import wait_for
 from training.models import Rollout, TrainingRun, TrainingStep
+from training.policy import run_dir
 from training.runs import services
-from training.runs.conf import run_dir
 from training.runs.engine import prompt_rows
 from training.runs.processes import ProcessTree, running
 from training.runs.supervisor import LOG_NAME, log_tail

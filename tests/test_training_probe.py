@@ -261,7 +261,7 @@ class TestScores:
         from training.judges.local import LocalRewardModelJudge
         from training.policy.build import assistant_text
         from training.runs.probe.samples import ProbePlan, Prober
-        from training.runs.renderers import ProcessRenderer
+        from training.sampling.renderers import ProcessRenderer
 
         world, yardstick = yardstick_world()
         run = services.run_launch(run=make_run(test_policy, probe_every=1, yardstick=yardstick,

@@ -43,9 +43,9 @@ from training.models import (
     TrainingRun,
     TrainingStep,
 )
+from training.policy import run_dir
 from training.presets import SYSTEM_PROMPT
 from training.runs import services
-from training.runs.conf import run_dir
 from training.runs.services import RunError
 from training.runs.worker import run_execute
 
@@ -440,8 +440,8 @@ class TestRewardFunction:
         from training.reward_signals import SignalContext
         from training.rubrics import signal_specs
         from training.runs.callbacks import Lease, StepBook
-        from training.runs.renderers import ProcessRenderer
         from training.runs.rewards import RubricReward, render_seed
+        from training.sampling.renderers import ProcessRenderer
 
         run = make_run(test_policy)
         TrainingRun.objects.filter(pk=run.pk).update(status=Status.RUNNING, worker="here")

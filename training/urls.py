@@ -10,5 +10,7 @@ urlpatterns = [
     path("lab/replays/<int:pk>/cancel/", lab.replay_stop, name="replay_cancel"),
     path("lab/judges/<int:pk>/agreement/", lab.judge_agreement, name="judge_agreement"),
     path("calibrate/", calibration.calibrate, name="calibrate"),
+    path("calibrations/<int:pk>/cancel/", calibration.calibration_stop,
+         name="calibration_cancel"),
     path("runs/", include("training.runs.urls")),
 ]

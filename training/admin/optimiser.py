@@ -21,6 +21,7 @@ from ..models import Judge, PromptCandidate, PromptOptimisation, PromptSet, Rubr
 from ..optimiser import selectors, services
 from ..optimiser.services import OptimisationError
 from ..presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
+from ..sampling.config import SamplingConfig
 
 Status = PromptOptimisation.Status
 SETTINGS = (
@@ -28,7 +29,7 @@ SETTINGS = (
     ("Reward", {"fields": ("rubric", "snapshot", "judge", "scorer", "drop_unanswerable")}),
     ("Reflection and budget", {"fields": (
         "reflection", "max_metric_calls", "minibatch_size", "samples_per_prompt",
-        "max_completion_length", "temperature", "chat_template_kwargs", "seed")}),
+        *SamplingConfig.names(), "seed")}),
 )
 STATE = ("status", "progress_summary", "cancel_requested", "error", "candidates_table",
          "rejected_table", "created_by", "created", "started", "finished")

@@ -1,8 +1,8 @@
 """A run that re-calibrates its references as it trains (TrainingRun.
 recalibrate_every): every N steps the main process measures how often that
 step's rendered rollouts beat each member of the run's snapshot, with the
-run's judge (measure.py), stores it as a calibration of the snapshot (its
-config names the run and step), and draws the following steps' pairwise
+run's judge (measure.py), stores it as a calibration of the snapshot (its run
+and step), and draws the following steps' pairwise
 references only from the members in the band (pool.calibration.
 references_kept, topped up to the rubric's k). Each step records which
 calibration its references came from (TrainingStep.calibration).
@@ -20,13 +20,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from pool.calibration import PER_MEMBER, band_problems, rates_summary, references_kept
-from pool.models import Calibration
-from pool.services import calibration_results_store
 from sketches.rendering import OK
 
+from ..models import Calibration
 from ..reward_signals import Rollout, SignalContext
 from ..rubrics import PAIRWISE, SignalSpec, rubric_specs, signal_specs
 from .measure import RolloutPicture, win_rates_measure
+from .services import calibration_results_store
 
 
 def recalibration_problems(run) -> list[str]:
@@ -72,8 +72,8 @@ class Recalibrator:
         self.least = max((s.params["k"] for s in specs if s.kind == PAIRWISE), default=1)
         self.members = list(context.snapshot.members.defer("code").order_by("pk"))
         self.calibration_id: int | None = None
-        last = (Calibration.objects.filter(snapshot=context.snapshot, config__run=run_id,
-                                           config__step__lte=start_step,
+        last = (Calibration.objects.filter(snapshot=context.snapshot, run_id=run_id,
+                                           step__lte=start_step,
                                            status=Calibration.Status.DONE)
                 .order_by("-created", "-pk").first())
         if last is not None:
@@ -116,9 +116,9 @@ class Recalibrator:
         now = timezone.now()
         with transaction.atomic():
             calibration = Calibration.objects.create(
-                snapshot=self.context.snapshot, status=Calibration.Status.DONE, started=now,
-                finished=now,
-                config={"run": self.run_id, "step": step, "band": [self.low, self.high],
+                snapshot=self.context.snapshot, run_id=self.run_id, step=step,
+                status=Calibration.Status.DONE, started=now, finished=now,
+                config={"band": [self.low, self.high],
                         "per_member": self.per_member, "kept": kept,
                         "policy": {"label": f"run {self.run_id} at step {step}",
                                    "run": self.run_id},

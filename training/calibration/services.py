@@ -1,34 +1,33 @@
-"""Calibration jobs' launch: check the choices (a snapshot with members, a
-policy on disk, a judge that compares pictures), freeze them into the
-calibration's config (config.py) and queue it on the train worker, which
-samples the policy (worker.py). Cancelling is the pool's
-(pool.services.calibration_cancel): the job's row is the pool's.
+"""Calibration jobs: launch (check the choices: a snapshot with members, a
+policy on disk, a judge that compares pictures; freeze them into the
+calibration's config, config.py; queue it on the train worker, which
+samples the policy, worker.py), cancel, and the per-member results a job or
+a run's re-calibration stores. The band rule and the derive are the pool's
+(pool.calibration, pool.services.snapshot_derive).
 
 Nothing here loads torch."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from django.db import transaction
 from django.utils import timezone
 
-from pool.calibration import PER_MEMBER
-from pool.models import Calibration, PoolSnapshot
+from jobs.services import Cancel, job_cancel
+from pool.calibration import PER_MEMBER, WinRate
+from pool.models import PoolSnapshot
 
 from ..judges import JudgeUnavailable, judge_backend
 from ..judges.base import COMPARE_Q
-from ..models import Judge, PromptSet, SystemPrompt, TrainingRun
-from ..policy import policy_path
+from ..models import Calibration, Judge, MemberWinRate, PromptSet, SystemPrompt, TrainingRun
+from ..policy import policy_path, trained_policy_dir
 from ..policy.build import policy_exists
 from ..presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
-from ..runs import conf
-from ..runs.checkpoints import FINAL
-from ..runs.services import judge_launched, package_versions, policy_missing
+from ..sampling import conf
+from ..sampling.config import SamplingConfig
+from ..sampling.launch import judge_launched, package_versions, policy_missing
 from .config import CalibrationConfig, CalibrationConfigError
-
-# A calibration's completion length without a run to copy it from: a new
-# run's default (TrainingRun.max_completion_length).
-DEFAULT_MAX_TOKENS = 512
 
 
 class CalibrationLaunchError(ValueError):
@@ -57,21 +56,19 @@ def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None
                if row is None]
     if missing:
         raise CalibrationLaunchError("the calibration cannot be launched: " + "; ".join(missing))
-    if max_completion_length is None:
-        max_completion_length = run.max_completion_length if run else DEFAULT_MAX_TOKENS
-    if temperature is None:
-        temperature = run.temperature if run else 1.0
-    if chat_template_kwargs is None:
-        chat_template_kwargs = dict(run.chat_template_kwargs or {}) if run else {}
+    # A choice left None: the run's sampling, else a new run's defaults.
+    sampling = SamplingConfig.of(run or TrainingRun()).to_dict()
+    chosen = {"max_completion_length": max_completion_length, "temperature": temperature,
+              "chat_template_kwargs": chat_template_kwargs}
+    sampling.update({name: value for name, value in chosen.items() if value is not None})
     problems = []
     try:
         config = CalibrationConfig(
             policy=policy, judge=judge_launched(judge), prompts=list(prompt_set.prompts or []),
             system_prompt={"id": system_prompt.pk, "label": str(system_prompt),
                            "text": system_prompt.text},
-            samples_per_prompt=samples_per_prompt, per_member=per_member,
-            max_completion_length=max_completion_length, temperature=temperature, seed=seed,
-            renders=conf.renders_default(), chat_template_kwargs=chat_template_kwargs)
+            samples_per_prompt=samples_per_prompt, per_member=per_member, seed=seed,
+            renders=conf.renders_default(), **sampling)
     except CalibrationConfigError as error:
         config, problems = None, list(error.problems)
     problems.extend(calibration_problems(snapshot=snapshot, judge=judge, policy=policy))
@@ -79,7 +76,7 @@ def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None
         raise CalibrationLaunchError("the calibration cannot be launched: " + "; ".join(problems))
     with transaction.atomic():
         calibration = Calibration.objects.create(
-            snapshot=snapshot, created_by=user,
+            snapshot=snapshot, run=run, created_by=user,
             config={**config.to_dict(), "prompt_set": {"id": prompt_set.pk,
                                                         "name": prompt_set.name},
                     "versions": package_versions(("transformers", "torch")),
@@ -97,7 +94,7 @@ def calibration_policy(*, run: TrainingRun | None = None, base_model: str = "") 
     else (blank) the built-in policy."""
     if run is not None:
         return {"label": f"run {run.pk} ({run.name}), trained", "run": run.pk,
-                "path": str(conf.run_dir(run.pk) / FINAL)}
+                "path": str(trained_policy_dir(run.pk))}
     path = policy_path(base_model)
     return {"label": base_model or "the built-in policy", "run": None, "path": str(path)}
 
@@ -128,3 +125,21 @@ def judge_problems(judge: Judge) -> list[str]:
         return [f"judge {judge.name} ({backend.label or backend.key}) does not compare "
                 "pictures: choose one that does"]
     return []
+
+
+def calibration_cancel(*, calibration: Calibration) -> Cancel:
+    """Stop a calibration (jobs.services.job_cancel): a queued one at once, a
+    running one between two prompts or two batches of comparisons."""
+    return job_cancel(job=calibration, stopping="will stop at its next prompt or batch of "
+                                                "comparisons")
+
+
+def calibration_results_store(*, calibration_id: int, rates: Sequence[WinRate]) -> None:
+    """A calibration's per-member results (pool.calibration.win_rates_sum),
+    replacing any stored before (a redelivered job measures again)."""
+    with transaction.atomic():
+        MemberWinRate.objects.filter(calibration_id=calibration_id).delete()
+        MemberWinRate.objects.bulk_create([
+            MemberWinRate(calibration_id=calibration_id, member_id=r.member_id, asked=r.asked,
+                          answered=r.answered, wins=r.wins, win_rate=r.win_rate)
+            for r in rates])

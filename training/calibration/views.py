@@ -1,15 +1,17 @@
 """The calibration launch page (staff only): choose a snapshot, a policy and
-a judge, queue the job, and watch it on the snapshot's page."""
+a judge, queue the job, and watch it on the snapshot's page; and its Cancel."""
 from __future__ import annotations
 
-from django.shortcuts import redirect, render
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from sketches.access import staff_required
 
+from ..models import Calibration
 from .forms import CalibrationForm
-from .services import CalibrationLaunchError, calibration_launch
+from .services import CalibrationLaunchError, calibration_cancel, calibration_launch
 
 
 @require_http_methods(["GET", "POST"])
@@ -33,3 +35,11 @@ def calibrate(request):
                             + "#calibrations")
     status = 400 if request.method == "POST" else 200
     return render(request, "training/calibrate.html", {"form": form}, status=status)
+
+
+@require_POST
+@staff_required(reason="Only staff can cancel a calibration.")
+def calibration_stop(request, pk: int):
+    calibration = get_object_or_404(Calibration, pk=pk)
+    messages.info(request, calibration_cancel(calibration=calibration).message)
+    return redirect("pool:snapshot", pk=calibration.snapshot_id)

@@ -16,15 +16,15 @@ from collections import Counter
 from jobs.selectors import job_cancel_requested
 from jobs.services import ProgressWriter, job_claim, job_end
 from pool.calibration import BAND, rates_summary
-from pool.models import Calibration
-from pool.services import calibration_results_store
 from sketches.rendering import OK
 
 from ..judges import Picture, judge_backend
-from ..models import Judge
+from ..models import Calibration, Judge
+from ..sampling.config import SamplingConfig
+from ..sampling.samples import Sampling, prompt_seed, samples_generate
 from .config import CalibrationConfig
 from .measure import CalibrationStopped, RolloutPicture, win_rates_measure
-from .services import judge_problems
+from .services import calibration_results_store, judge_problems
 
 logger = logging.getLogger(__name__)
 Status = Calibration.Status
@@ -52,13 +52,10 @@ def calibration_execute(*, calibration_id: int) -> Calibration:
 
 
 def _calibrate(calibration: Calibration) -> dict:
-    from ..policy import policy_load
-    from ..runs import conf
-    from ..runs.engine import device_choose, memory_release
-    from ..runs.probe.samples import Sampling, prompt_seed, samples_generate
-    from ..runs.renderers import run_renderer
+    from ..sampling.device import memory_release, policy_open
+    from ..sampling.renderers import run_renderer
 
-    config = CalibrationConfig.from_dict(calibration.config)
+    config = CalibrationConfig.from_stored(calibration.config)
     judge_row = Judge.objects.filter(pk=config.judge["id"]).first()
     if judge_row is None:
         raise CalibrationFailed(f"judge {config.judge['name']!r} was deleted since the launch")
@@ -70,12 +67,7 @@ def _calibrate(calibration: Calibration) -> dict:
     stopped = lambda: job_cancel_requested(model=Calibration, pk=calibration.pk)  # noqa: E731
     total = config.rollouts
 
-    import torch
-
-    device = device_choose("auto")
-    if (threads := conf.torch_threads()) and device == "cpu":
-        torch.set_num_threads(threads)
-    model, tokenizer = policy_load(config.policy["path"], device=device)
+    model, tokenizer, _ = policy_open(config.policy["path"])
     renderer = run_renderer(config.renders)
     outcomes = []
     try:
@@ -85,9 +77,7 @@ def _calibrate(calibration: Calibration) -> dict:
             seed = prompt_seed(config.seed, index)
             sampled = samples_generate(model, tokenizer, Sampling(
                 prompts=[prompt], samples=config.samples_per_prompt, seeds=[seed],
-                system=config.system_prompt["text"], temperature=config.temperature,
-                max_tokens=config.max_completion_length,
-                chat_template_kwargs=dict(config.chat_template_kwargs)))
+                system=config.system_prompt["text"], config=SamplingConfig.of(config)))
             keys = [f"calibration:{calibration.pk}:{index}:{i}" for i in range(len(sampled))]
             batch = renderer([s.text for s in sampled], [seed] * len(sampled), keys).outcomes
             outcomes.extend(batch)

@@ -5,7 +5,7 @@ A candidate is one text, the policy's system prompt (COMPONENT). GEPA's
 examples are the prompt set's prompts. Scoring a candidate on a prompt (one
 metric call) samples the policy `samples` times with the candidate as system
 prompt, at the prompt's fixed seed (every candidate draws at the same seeds,
-as the probe does: runs/probe/samples.py), renders each sample at that seed,
+as the probe does: training/sampling/samples.py), renders each sample at that seed,
 scores it with the rubric (reward_signals, as a run's rollouts are), and
 takes the mean of the totals. Every sample of a prompt faces the same pool
 references, whichever candidate wrote it.
@@ -31,8 +31,9 @@ from gepa import EvaluationBatch
 
 from ..reward_signals import SignalContext, rollout_from_outcome, signals_compute
 from ..rubrics import SignalSpec, rubric_total
-from ..runs.probe.samples import Sampling, prompt_seed, samples_generate
-from ..runs.rewards import outcome_counts, unknown_method_called
+from ..sampling.config import SamplingConfig
+from ..sampling.outcomes import outcome_counts, unknown_method_called
+from ..sampling.samples import Sampling, prompt_seed, samples_generate
 
 # The candidate's one component: GEPA names the texts it evolves.
 COMPONENT = "system_prompt"
@@ -109,12 +110,11 @@ class SystemPromptAdapter:
     are loaded once, for every candidate."""
 
     def __init__(self, *, job_id: int, model, tokenizer, renderer, specs: Sequence[SignalSpec],
-                 context: SignalContext, samples: int, seed: int, temperature: float,
-                 max_tokens: int, chat_template_kwargs: dict, should_stop: Callable[[], bool]):
+                 context: SignalContext, samples: int, seed: int, sampling: SamplingConfig,
+                 should_stop: Callable[[], bool]):
         self.job_id, self.model, self.tokenizer, self.renderer = job_id, model, tokenizer, renderer
         self.specs, self.context = list(specs), context
-        self.samples, self.seed, self.temperature = samples, seed, temperature
-        self.max_tokens, self.chat_template_kwargs = max_tokens, dict(chat_template_kwargs)
+        self.samples, self.seed, self.sampling = samples, seed, sampling
         self.should_stop = should_stop
         self.memo: dict[tuple[str, int], PromptResult] = {}
 
@@ -153,8 +153,7 @@ class SystemPromptAdapter:
         seeds = [prompt_seed(self.seed, e.index) for e in examples]
         sampled = samples_generate(self.model, self.tokenizer, Sampling(
             prompts=[e.prompt for e in examples], samples=self.samples, seeds=seeds,
-            system=system, temperature=self.temperature, max_tokens=self.max_tokens,
-            chat_template_kwargs=self.chat_template_kwargs))
+            system=system, config=self.sampling))
         owners = [e for e in examples for _ in range(self.samples)]
         render_seeds = [seed for seed in seeds for _ in range(self.samples)]
         digest = hashlib.sha256(system.encode()).hexdigest()[:12]

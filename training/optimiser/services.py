@@ -17,14 +17,10 @@ from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live
 
 from ..models import PromptCandidate, PromptOptimisation, SystemPrompt
 from ..rubrics import signal_specs
-from ..runs import conf
-from ..runs.services import (
-    choice_problems,
-    judge_launched,
-    launched_choices,
-    package_versions,
-    run_unanswerable,
-)
+from ..runs.services import choice_problems, launched_choices, run_unanswerable
+from ..sampling import conf
+from ..sampling.config import SamplingConfig
+from ..sampling.launch import judge_launched, package_versions
 from .reflection import ReflectionUnavailable, reflection_endpoint
 
 Status = PromptOptimisation.Status
@@ -86,8 +82,7 @@ def _budget_problems(job: PromptOptimisation, prompts: int) -> list[str]:
                         f"the seed takes {prompts} (one per prompt) and an iteration "
                         f"{2 * job.minibatch_size} (twice minibatch_size {job.minibatch_size}); "
                         f"give at least {least}")
-    if job.temperature <= 0:
-        problems.append(f"temperature {job.temperature:g} must be above 0 (samples are drawn)")
+    problems.extend(SamplingConfig.problems_of(job))
     return problems
 
 

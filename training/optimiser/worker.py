@@ -39,6 +39,7 @@ from jobs.services import ProgressWriter, job_claim, job_end
 from ..models import PromptCandidate, PromptOptimisation
 from ..reward_signals import signal_context_for, signals_unanswerable, unanswerable_text
 from ..rubrics import rubric_specs
+from ..sampling.config import SamplingConfig
 from . import services
 from .adapter import COMPONENT, Example, OptimisationStopped, SystemPromptAdapter
 from .reflection import ReflectionModel, ReflectionUnavailable
@@ -70,10 +71,8 @@ def optimisation_execute(*, job_id: int) -> PromptOptimisation:
 def _optimise(job: PromptOptimisation) -> dict:
     import gepa
 
-    from ..policy import policy_load
-    from ..runs import conf
-    from ..runs.engine import device_choose, memory_release
-    from ..runs.renderers import run_renderer
+    from ..sampling.device import memory_release, policy_open
+    from ..sampling.renderers import run_renderer
 
     config = job.launched_config
     reflection = ReflectionModel.from_judge(job.reflection)
@@ -84,20 +83,14 @@ def _optimise(job: PromptOptimisation) -> dict:
     if found := signals_unanswerable(specs, context):
         raise services.OptimisationError(
             f"since the launch, {unanswerable_text(found, how_to_drop=services.HOW_TO_DROP)}")
-    import torch
-
-    device = device_choose("auto")
-    if (threads := conf.torch_threads()) and device == "cpu":
-        torch.set_num_threads(threads)
-    model, tokenizer = policy_load(config["policy_path"], device=device)
+    model, tokenizer, _ = policy_open(config["policy_path"])
     cancelled = lambda: job_cancel_requested(model=PromptOptimisation, pk=job.pk)  # noqa: E731
     adapter = SystemPromptAdapter(
         # A job launched before "renders" was recorded rendered in the worker's browsers.
         job_id=job.pk, model=model, tokenizer=tokenizer,
         renderer=run_renderer(config.get("renders", "process")),
         specs=specs, context=context, samples=job.samples_per_prompt, seed=job.seed,
-        temperature=job.temperature, max_tokens=job.max_completion_length,
-        chat_template_kwargs=job.chat_template_kwargs or {}, should_stop=cancelled)
+        sampling=SamplingConfig.of(job), should_stop=cancelled)
     examples = [Example(i, prompt) for i, prompt in enumerate(config["prompts"])]
     recorder = Recorder(job=job, adapter=adapter, examples=examples, reflection=reflection,
                         cancelled=cancelled)

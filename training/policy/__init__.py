@@ -18,6 +18,19 @@ def policy_path(base_model: str) -> Path:
     return Path(base_model) if base_model else builtin_policy_dir()
 
 
+def run_dir(run_id: int) -> Path:
+    """Where a run's checkpoints and trained policy live: MEDIA_ROOT/runs/<id>/."""
+    return Path(settings.MEDIA_ROOT) / "runs" / str(run_id)
+
+
+FINAL = "final"  # a run's trained policy, in its run_dir (runs.engine.final_policy_save)
+
+
+def trained_policy_dir(run_id: int) -> Path:
+    """The policy a finished run trained: a checkpoint folder other jobs may sample."""
+    return run_dir(run_id) / FINAL
+
+
 def policy_parameters(path: str | Path) -> int | None:
     """The checkpoint's parameter count from its safetensors headers (read
     without loading a weight), or None when it has no safetensors files."""

@@ -1,4 +1,4 @@
-"""A run's checkpoint folders on the worker's disk (conf.run_dir): the one a
+"""A run's checkpoint folders on the worker's disk (training.policy.run_dir): the one a
 run continues from, and those a resume makes stale. The trainer writes them
 (engine: `checkpoint-<step>` every save_steps, `final` at the end); a kill
 can leave one half written, which holds no trainer_state.json."""
@@ -9,14 +9,13 @@ import shutil
 from pathlib import Path
 
 from ..models import TrainingRun
-from . import conf
+from ..policy import FINAL, run_dir
 
 logger = logging.getLogger(__name__)
 
 # The trainer's state in a checkpoint: a folder without it cannot be resumed
 # from (a save cut short).
 TRAINER_STATE = "trainer_state.json"
-FINAL = "final"  # the trained policy's folder (engine.final_policy_save)
 
 
 def checkpoint_resumable(run: TrainingRun) -> Path | None:
@@ -25,7 +24,7 @@ def checkpoint_resumable(run: TrainingRun) -> Path | None:
     step = run.checkpoint_step
     if not step:
         return None
-    checkpoint = conf.run_dir(run.pk) / f"checkpoint-{step}"
+    checkpoint = run_dir(run.pk) / f"checkpoint-{step}"
     if not (checkpoint / TRAINER_STATE).is_file():
         logger.warning("run %s: checkpoint %s is missing; starting from step 0", run.pk,
                        checkpoint)
@@ -36,7 +35,7 @@ def checkpoint_resumable(run: TrainingRun) -> Path | None:
 def checkpoints_discard(run: TrainingRun, *, after_step: int) -> None:
     """Delete the run's checkpoint folders after `after_step` (a save a kill
     cut short, or steps a resume trains again) and its final policy."""
-    out = conf.run_dir(run.pk)
+    out = run_dir(run.pk)
     if not out.is_dir():
         return
     for folder in out.iterdir():

@@ -26,15 +26,17 @@ from trl import GRPOConfig as TRLGRPOConfig
 from trl import GRPOTrainer
 
 from ..calibration.recalibrate import Recalibrator
+from ..configs import trl_arguments
 from ..models import Judge
+from ..policy import FINAL, run_dir
 from ..reward_signals import SignalContext, signal_context_for
 from ..rubrics import rubric_specs
+from ..sampling.device import device_choose, threads_set
+from ..sampling.renderers import FleetRenderer, ProcessRenderer
 from . import conf, ranks
 from .callbacks import Lease, RunCallback, StepBook
-from .checkpoints import FINAL
 from .config import GRPOConfig
 from .probe.callback import probe_callback
-from .renderers import FleetRenderer, ProcessRenderer
 from .rewards import RubricReward
 
 # TrainingRun.lr_schedule -> transformers' scheduler names (constant gets a warmup
@@ -76,17 +78,6 @@ class Engine:
     device: str
 
 
-def device_choose(device: str) -> str:
-    import torch
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise EngineError("the run asks for a CUDA GPU and this worker has none "
-                          "(choose device auto or cpu, or run it on a GPU worker)")
-    return device
-
-
 def prompt_rows(prompts: list[str], system: str, *, steps: int, per_step: int,
                 seed: int) -> list[dict]:
     """steps x per_step rows, in training order: the prompts shuffled by the
@@ -104,45 +95,28 @@ def prompt_rows(prompts: list[str], system: str, *, steps: int, per_step: int,
 
 
 def grpo_args(grpo: GRPOConfig, *, output_dir: Path, device: str) -> TRLGRPOConfig:
-    """TRL's GRPOConfig from the run's frozen GRPO settings."""
+    """TRL's GRPOConfig from the run's frozen GRPO settings: each setting TRL
+    takes as it is, by the name its field declares (configs.trl_arguments),
+    then those TRL's arguments are derived from, and the fixed ones."""
     cpu = device == "cpu"
     schedule = SCHEDULES[grpo.lr_schedule]
     if grpo.warmup_steps and schedule == "constant":
         schedule = "constant_with_warmup"
     return TRLGRPOConfig(
+        **trl_arguments(grpo),
         output_dir=str(output_dir),
-        max_steps=grpo.max_steps,
         # One optimizer step = one generation batch of whole groups, generated
         # at once and split into processes x accumulation micro-batches.
         per_device_train_batch_size=grpo.micro_batch_size,
-        gradient_accumulation_steps=grpo.gradient_accumulation_steps,
         steps_per_generation=grpo.gradient_accumulation_steps,
         num_iterations=1,
-        num_generations=grpo.num_generations,
         shuffle_dataset=False,  # prompt_rows already ordered them by the run's seed
-        learning_rate=grpo.learning_rate,
         lr_scheduler_type=schedule,
-        warmup_steps=grpo.warmup_steps,
-        max_completion_length=grpo.max_completion_length,
-        temperature=grpo.temperature,
-        chat_template_kwargs=grpo.chat_template_kwargs or None,
-        use_vllm=grpo.use_vllm,
-        vllm_mode=grpo.vllm_mode,
-        vllm_server_host=grpo.vllm_server_host,
-        vllm_server_port=grpo.vllm_server_port,
-        vllm_gpu_memory_utilization=grpo.vllm_gpu_memory_utilization,
-        scale_rewards=grpo.scale_rewards,
-        beta=grpo.beta,
-        seed=grpo.seed,
         save_strategy="steps",
-        save_steps=grpo.save_steps,
         save_total_limit=conf.keep_checkpoints(),
         logging_steps=1,
-        report_to=grpo.report_to,
         disable_tqdm=True,
         dataloader_num_workers=0,
-        # gradient_checkpointing, renamed in transformers 5
-        activation_checkpointing=grpo.gradient_checkpointing,
         use_cpu=cpu,
         # Every parameter gets a gradient each step: DDP's default search for
         # unused ones costs a pass over the graph and a warning every step.
@@ -179,11 +153,10 @@ def signal_context(config: dict, snapshot, notices: list[str]) -> SignalContext:
 def engine_build(*, run, lease: Lease, renderer: ProcessRenderer | FleetRenderer | None,
                  progress_extra: dict | None = None, start_step: int = 0) -> Engine:
     """The trainer for `run` (already claimed by `lease`), rendering with
-    `renderer` (renderers.run_renderer); `progress_extra` is kept in every
+    `renderer` (training.sampling.renderers.run_renderer); `progress_extra` is kept in every
     progress row the run writes. In a multi-process run every process builds
     one; only the main one renders and scores (ranks.py), so the others pass
     no renderer and load no judges."""
-    import torch
     from datasets import Dataset
     from transformers.trainer_callback import PrinterCallback
 
@@ -197,10 +170,8 @@ def engine_build(*, run, lease: Lease, renderer: ProcessRenderer | FleetRenderer
                           "has none (clone the run without use_vllm, or run it on a GPU worker)")
     if missing := grpo.packages_missing():
         raise EngineError(f"on this worker, {'; '.join(missing)}")
-    threads = conf.torch_threads()
-    if threads and device == "cpu":
-        torch.set_num_threads(threads)
-    output_dir = conf.run_dir(run.pk)
+    threads_set(device)
+    output_dir = run_dir(run.pk)
     output_dir.mkdir(parents=True, exist_ok=True)
     model, tokenizer = policy_load(config["policy_path"], device=device)
     args = grpo_args(grpo, output_dir=output_dir, device=device)  # sets up the processes' state
@@ -249,15 +220,3 @@ def final_policy_save(engine: Engine) -> Path:
         engine.trainer.processing_class.save_pretrained(out)
     accelerator.wait_for_everyone()
     return out
-
-
-def memory_release() -> None:
-    """Give a finished run's model, optimizer and caches back (a GPU worker
-    takes the next run in the same process)."""
-    import gc
-
-    import torch
-
-    gc.collect()
-    if torch.cuda.is_available():
-        torch.cuda.empty_cache()

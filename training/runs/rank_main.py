@@ -50,9 +50,9 @@ def _main(argv: list[str] | None) -> None:
     from accelerate import PartialState
 
     from ..models import TrainingRun
+    from ..sampling.device import device_choose
     from .callbacks import Lease
     from .config import GRPOConfig
-    from .engine import device_choose
     from .worker import run_train
 
     run = TrainingRun.objects.select_related("snapshot").get(pk=args.run_id)

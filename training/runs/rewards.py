@@ -1,5 +1,5 @@
 """The run's one reward function: a batch of completions rendered (in the
-train worker's pool or by the render fleet: renderers.py), scored by the
+train worker's pool or by the render fleet: training.sampling.renderers), scored by the
 rubric, and stored (Sketch, Render and Rollout rows, so every rollout joins
 the grading queue as origin "rollout").
 
@@ -28,30 +28,29 @@ import logging
 import statistics
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from django.db import transaction
 
-from sketches import gate
 from sketches.code_text import extract_code
 from sketches.models import Render, Sketch
-from sketches.rendering import OK, UNAVAILABLE, RenderOutcome
+from sketches.rendering import RenderOutcome
 from sketches.services import render_store, sketch_create
 
 from ..diagnostics import SPREAD_EPS, grpo_advantages
 from ..models import Rollout
 from ..reward_signals import SignalContext, rollout_from_outcome, signals_compute
 from ..rubrics import SignalSpec, rubric_total
+from ..sampling.outcomes import outcome_counts
+from ..sampling.renderers import FleetRenderer, ProcessRenderer
+from ..sampling.samples import SEED_RANGE
 from . import ranks
 from .callbacks import Lease, StepBook
-from .renderers import FleetRenderer, ProcessRenderer
 
 logger = logging.getLogger(__name__)
 
 # Render seeds: the run's seed, then room for this many groups per step, so a
 # rollout's picture is reproducible from (seed, step, group) alone.
 SEEDS_PER_STEP = 10_000
-SEED_RANGE = 2**31  # Render.seed is a 32-bit integer on PostgreSQL
 
 
 def render_seed(run_seed: int, step: int, group: int) -> int:
@@ -227,28 +226,6 @@ def step_summary(specs: Sequence[SignalSpec], outcomes: Sequence[RenderOutcome],
     }
 
 
-@dataclass(frozen=True)
-class OutcomeCounts:
-    """How many renders the browser could judge (not unavailable), how many of
-    those the gate passed, and how many called a brush method that does not
-    exist (the hallucinated-API count): a step's rates, and a prompt
-    candidate's (training.optimiser)."""
-
-    judged: int
-    gate_passed: int
-    unknown_method: int
-
-    def share(self, name: str) -> float | None:
-        """getattr(self, name) over `judged`; None when nothing was judged."""
-        return getattr(self, name) / self.judged if self.judged else None
-
-
-def outcome_counts(outcomes: Sequence[RenderOutcome]) -> OutcomeCounts:
-    judged = [o for o in outcomes if o.status != UNAVAILABLE]
-    return OutcomeCounts(judged=len(judged), gate_passed=sum(o.status == OK for o in judged),
-                         unknown_method=sum(map(unknown_method_called, judged)))
-
-
 def zero_spread_share(totals: Sequence[float | None], groups: Sequence[int]) -> float | None:
     """Share of groups that teach nothing: fewer than two totals, or all equal."""
     members: dict[int, list[float]] = {}
@@ -260,10 +237,6 @@ def zero_spread_share(totals: Sequence[float | None], groups: Sequence[int]) -> 
         return None
     flat = sum(len(v) < 2 or max(v) - min(v) <= SPREAD_EPS for v in members.values())
     return flat / len(members)
-
-
-def unknown_method_called(outcome: RenderOutcome) -> bool:
-    return bool(outcome.unknown_calls) or gate.UNKNOWN_BRUSH_METHOD in outcome.violations
 
 
 def _mean_std(values: list[float]) -> dict[str, float | None]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from importlib.metadata import PackageNotFoundError, version
 
 from django.db import transaction
 from django.db.models import Q
@@ -36,9 +35,9 @@ from ..calibration.recalibrate import recalibration_launched, recalibration_prob
 from ..models import Rubric, TrainingRun
 from ..policy import policy_parameters, policy_path
 from ..policy.build import policy_exists
-from ..policy.build_status import BUILDING, build_status
 from ..reward_signals import signal_context_for, signals_unanswerable, unanswerable_text
 from ..rubrics import RubricError, signal_specs, specs_kept
+from ..sampling.launch import judge_launched, package_versions, policy_missing
 from . import conf
 from .config import GRPOConfig, GRPOConfigError
 from .probe.plan import probe_launched, probe_problems
@@ -145,16 +144,6 @@ def _reward_problems(run, specs, *, how_to_drop: str) -> list[str]:
     return []
 
 
-def policy_missing(path) -> str:
-    """Why there is no policy at `path` (still building, or never built), and the way out."""
-    build = build_status(path)
-    if build is not None and build.state == BUILDING:
-        return (f"the policy at {path} is still being built ({build.done:.0%} of its training "
-                "done; the training runs page shows its progress)")
-    return (f"no policy at {path} (run `manage.py bootstrap_policy` for the built-in one, or "
-            "give a local Hugging Face checkpoint folder)")
-
-
 # The learning rate above which LoRA on a real checkpoint is refused. TRL's
 # docs train GRPO adapters at about 1e-5; the built-in tiny policy's 3e-4
 # (benchmarks/grpo_bench.py) is 30 times that, and a user who kept the
@@ -220,21 +209,6 @@ def launched_choices(run) -> dict:
         "scorer": judge_launched(run.scorer),
         "snapshot_id": run.snapshot_id,
     }
-
-
-def judge_launched(row) -> dict:
-    return {"id": row.pk, "name": row.name, "backend": row.backend}
-
-
-def package_versions(packages) -> dict[str, str | None]:
-    """Each installed package's version (None where it is missing)."""
-    found = {}
-    for package in packages:
-        try:
-            found[package] = version(package)
-        except PackageNotFoundError:
-            found[package] = None
-    return found
 
 
 def _queue(run_id: int, *, resume: bool) -> None:

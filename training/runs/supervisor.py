@@ -34,6 +34,7 @@ from pathlib import Path
 from django.conf import settings
 
 from ..models import TrainingRun
+from ..policy import run_dir
 from . import conf
 from .callbacks import Lease, RunSuperseded
 from .config import GRPOConfig
@@ -42,7 +43,7 @@ from .processes import ProcessTree
 logger = logging.getLogger(__name__)
 Status = TrainingRun.Status
 
-LOG_NAME = "processes.log"  # in the run's folder (conf.run_dir)
+LOG_NAME = "processes.log"  # in the run's folder (training.policy.run_dir)
 # How often the worker reads the run's row and the processes' tree: one
 # indexed read a second, against steps of seconds to minutes.
 POLL_S = 1.0
@@ -62,7 +63,7 @@ class ProcessesFailed(RuntimeError):
 def log_path(run_id: int) -> Path:
     """The processes' output (every rank's stdout and stderr), one file a run;
     each launch appends to it."""
-    return conf.run_dir(run_id) / LOG_NAME
+    return run_dir(run_id) / LOG_NAME
 
 
 def launch_command(*, run_id: int, token: str, grpo: GRPOConfig, checkpoint: Path | None,

@@ -38,7 +38,7 @@ from django.utils import timezone
 from jobs.services import job_claim, job_end
 from sketches.models import Render, Sketch
 
-from ..models import Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
+from ..models import Calibration, Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
 from ..reward_signals import signals_unanswerable, unanswerable_text
 from ..rubrics import rubric_specs
 from . import conf
@@ -102,9 +102,10 @@ def run_train(*, run: TrainingRun, lease, checkpoint: Path | None,
     run done or cancelled. The run trains here, in the worker's process, or
     in each process `accelerate launch` started (supervisor.py), where only
     the main one renders and writes (ranks.py)."""
+    from ..sampling.device import memory_release
+    from ..sampling.renderers import run_renderer
     from . import ranks
-    from .engine import engine_build, final_policy_save, memory_release
-    from .renderers import run_renderer
+    from .engine import engine_build, final_policy_save
 
     main = ranks.is_main()
     renders = GRPOConfig.from_launched(run.launched_config).renders
@@ -158,8 +159,10 @@ def _resume_point(run: TrainingRun, lease) -> Path | None:
 
 
 def rows_discard(run: TrainingRun, *, after_step: int) -> dict[str, int]:
-    """Delete the run's steps, rollouts and probes after `after_step`, with
-    their sketches and renders unless a curator graded or pinned one."""
+    """Delete the run's steps, rollouts, probes and re-calibrations after
+    `after_step`, with their sketches and renders unless a curator graded or
+    pinned one. (A re-calibration left behind would show on its snapshot's
+    page beside the one the resumed step measures again.)"""
     rollouts = Rollout.objects.filter(run=run, step__gt=after_step)
     probes = Probe.objects.filter(run=run, step__gt=after_step)
     sketch_ids = set(rollouts.exclude(sketch=None).values_list("sketch_id", flat=True)) | set(
@@ -180,11 +183,14 @@ def rows_discard(run: TrainingRun, *, after_step: int) -> dict[str, int]:
         removed = rollouts.delete()[0]
         probed = probes.delete()[1].get(Probe._meta.label, 0)
         steps = TrainingStep.objects.filter(run=run, step__gt=after_step).delete()[0]
-    if removed or steps or probed:
-        logger.info("run %s: discarded %s steps, %s rollouts and %s probes after step %s (%s "
-                    "sketches kept for their grades)", run.pk, steps, removed, probed,
-                    after_step, len(kept))
-    return {"steps": steps, "rollouts": removed, "probes": probed, "sketches_kept": len(kept)}
+        recalibrated = Calibration.objects.filter(run=run, step__gt=after_step).delete()[1].get(
+            Calibration._meta.label, 0)
+    if removed or steps or probed or recalibrated:
+        logger.info("run %s: discarded %s steps, %s rollouts, %s probes and %s re-calibrations "
+                    "after step %s (%s sketches kept for their grades)", run.pk, steps, removed,
+                    probed, recalibrated, after_step, len(kept))
+    return {"steps": steps, "rollouts": removed, "probes": probed,
+            "calibrations": recalibrated, "sketches_kept": len(kept)}
 
 
 def _pngs_delete(pngs: list[tuple]) -> None:

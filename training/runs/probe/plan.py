@@ -16,6 +16,7 @@ from ...judges import JudgeUnavailable
 from ...judges.local import LocalRewardModelJudge
 from ...judges.registry import backend_class
 from ...models import TrainingRun
+from ...sampling.samples import SEED_RANGE
 
 # Prompts a probe samples. The painter prompt set lists two prompts per
 # subject in a row, so they are spread over the list (four subjects there),
@@ -38,7 +39,6 @@ PROBE_REFERENCES = 16
 PROBE_EVERY = 5
 # Seeds: (run seed + prompt) is rewards.render_seed at step 0, which training
 # never uses (its steps count from 1), so no training render shares a probe's.
-SEED_RANGE = 2**31  # Render.seed is a 32-bit integer on PostgreSQL
 HOW_TO_TRAIN = ('in the admin, Reward models, select the judge\'s model and run "Train a '
                 'yardstick disjoint from the selected model"')
 

@@ -3,11 +3,9 @@ its seeds, render each sample at its prompt's seed, score it with the
 yardstick against the fixed references, and store it (a Sketch and Render as
 a rollout's are, a ProbeSample with its score). callback.py says when.
 
-The probe must leave training as it found it: sampling runs inside
-torch.random.fork_rng (so the step after a probe draws the same random
-numbers as without one, and a resume trains the same), in eval mode (then
-back), without gradients; the yardstick (the local judge) gives back the
-thread count it scores with (pool.reward.conf.torch_threads).
+The probe must leave training as it found it: sampling does
+(training.sampling.samples), and the yardstick (the local judge) gives back
+the thread count it scores with (pool.reward.conf.torch_threads).
 
 Scores follow the reward rules: a sketch the gate rejected is no painting
 and scores 0; an unavailable render has no score (None), never 0."""
@@ -25,42 +23,10 @@ from sketches.rendering import OK, REJECTED, RenderOutcome
 from ...judges import Picture
 from ...judges.local import LocalRewardModelJudge
 from ...models import Probe, ProbeSample
+from ...sampling.config import SamplingConfig
+from ...sampling.samples import Sample, Sampling, samples_generate
 from ..config import GRPOConfig
-from ..rewards import SEED_RANGE, completion_store
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One completion of a probe prompt."""
-
-    text: str
-    tokens: int  # as TRL counts a completion: up to and including EOS
-
-
-@dataclass(frozen=True)
-class Sampling:
-    """What samples_generate draws: `samples` completions of each prompt, the
-    prompt's seed set before its batch (the probe's plan; the prompt
-    optimiser's candidates, training.gepa)."""
-
-    prompts: list[str]
-    samples: int
-    seeds: list[int]
-    system: str
-    temperature: float
-    max_tokens: int
-    chat_template_kwargs: dict
-
-
-# Per-prompt seeds for a job that samples a prompt set (the prompt
-# optimiser's candidates, a calibration's rollouts): the job's seed plus the
-# prompt's index times this, so each prompt has its own seed and no two
-# prompts of a job share one.
-SEEDS_PER_PROMPT = 1000
-
-
-def prompt_seed(job_seed: int, index: int) -> int:
-    return (job_seed + index * SEEDS_PER_PROMPT) % SEED_RANGE
+from ..rewards import completion_store
 
 
 @dataclass(frozen=True)
@@ -80,9 +46,7 @@ class ProbePlan(Sampling):
         return cls(every=probe["every"], yardstick_id=probe["yardstick"]["id"],
                    prompts=probe["prompts"], samples=probe["samples"], seeds=probe["seeds"],
                    member_ids=[ref["member"] for ref in probe["references"]],
-                   system=config["system_prompt"]["text"], temperature=grpo.temperature,
-                   max_tokens=grpo.max_completion_length,
-                   chat_template_kwargs=dict(grpo.chat_template_kwargs or {}))
+                   system=config["system_prompt"]["text"], config=SamplingConfig.of(grpo))
 
 
 class Prober:
@@ -134,47 +98,6 @@ class Prober:
             answered = [a for a in answers[n * per:(n + 1) * per] if a is not None]
             values[i] = statistics.fmean(answered) if answered else None
         return values
-
-
-def samples_generate(model, tokenizer, plan: Sampling) -> list[Sample]:
-    """plan.samples completions of each prompt, in order, the prompt's seed set
-    before its batch (module docstring: the RNG, the mode and gradients are
-    given back as they were)."""
-    import torch
-
-    device = next(model.parameters()).device
-    was_training = model.training
-    model.eval()
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else \
-        tokenizer.eos_token_id
-    out: list[Sample] = []
-    try:
-        with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []), \
-                torch.no_grad():
-            for prompt, seed in zip(plan.prompts, plan.seeds, strict=True):
-                torch.manual_seed(seed)
-                encoded = tokenizer.apply_chat_template(
-                    [{"role": "system", "content": plan.system},
-                     {"role": "user", "content": prompt}],
-                    add_generation_prompt=True, tokenize=True, return_dict=True,
-                    return_tensors="pt", **plan.chat_template_kwargs).to(device)
-                width = encoded["input_ids"].shape[1]
-                generated = model.generate(
-                    input_ids=encoded["input_ids"], attention_mask=encoded["attention_mask"],
-                    do_sample=True, temperature=plan.temperature, top_k=0, top_p=1.0,
-                    max_new_tokens=plan.max_tokens, num_return_sequences=plan.samples,
-                    eos_token_id=tokenizer.eos_token_id, pad_token_id=pad)
-                out.extend(_completion(tokenizer, row) for row in generated[:, width:].tolist())
-    finally:
-        model.train(was_training)
-    return out
-
-
-def _completion(tokenizer, row: list[int]) -> Sample:
-    """A generated row cut at its first EOS (the padding after it dropped)."""
-    if tokenizer.eos_token_id in row:
-        row = row[:row.index(tokenizer.eos_token_id) + 1]
-    return Sample(text=tokenizer.decode(row, skip_special_tokens=True), tokens=len(row))
 
 
 def probe_store(*, run_id: int, step: int, plan: ProbePlan, samples: list[Sample],

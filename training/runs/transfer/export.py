@@ -20,7 +20,7 @@ from files.stored import read_bytes
 from sketches.models import Render
 from training.models import Judge, TrainingRun
 
-from .. import conf
+from ...policy import run_dir
 from .common import (
     FORMAT,
     NOT_EXPORTED,
@@ -188,7 +188,7 @@ def _references(run: TrainingRun) -> dict:
 
 def not_exported(run: TrainingRun) -> dict:
     """Where the run's checkpoints and final policy were (they stay there)."""
-    folder = conf.run_dir(run.pk)
+    folder = run_dir(run.pk)
     found = [p for p in folder.glob("checkpoint-*") if p.is_dir()]
     checkpoints = [str(p) for p in sorted(found, key=_checkpoint_number)]
     return {"note": NOT_EXPORTED, "run_dir": str(folder), "checkpoints": checkpoints,

@@ -1,0 +1,124 @@
+"""How a job's settings are declared: once each, as a field of a frozen
+dataclass (the job's config), so that everything else about a setting follows
+from that one line instead of being written again beside it.
+
+A field made with `setting()` carries in its metadata
+- the admin section that shows it (`sections`: the admin's fieldsets),
+- the TRL argument that receives it as it is, or None where the engine
+  derives TRL's arguments from it or TRL never sees it (`trl_arguments`:
+  training.runs.engine.grpo_args),
+- what configs stored before it existed ran with (`stored_before`: a resume
+  of such a run trains as it did; the value is not necessarily today's
+  default).
+
+`Config` is the base: checks run once in __post_init__ and report every
+problem at once, each naming its values; a stored config (from_dict) refuses
+keys it does not know and keys it lacks, but for those stored_before fills in.
+A new setting is one `setting()` line (and its check) plus its test.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+from dataclasses import MISSING, asdict, dataclass, fields
+from typing import Any, ClassVar
+
+
+class ConfigError(ValueError):
+    """Settings a job cannot run with; `problems` names each, with its values."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def setting(section: str, *, trl: str | None = None, before: Any = MISSING,
+            default: Any = MISSING) -> Any:
+    """A config field (module docstring): shown in admin `section`, passed to
+    TRL as argument `trl` (None: not as it is), read as `before` from configs
+    stored before it existed. `default` only for settings a job has no row
+    field to take a default from."""
+    metadata = {"section": section, "trl": trl}
+    if before is not MISSING:
+        metadata["before"] = before
+    if isinstance(default, dict | list):
+        return dataclasses.field(default_factory=lambda: copy.deepcopy(default),
+                                 metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config:
+    """A job's settings (module docstring). Subclasses add fields and extend
+    problems(); `error` is the exception their checks raise, `stored_as`
+    names them in the refusal of a stored config."""
+
+    error: ClassVar[type[ConfigError]] = ConfigError
+    stored_as: ClassVar[str] = "stored settings"
+
+    def __post_init__(self):
+        if problems := self.problems():
+            raise self.error(problems)
+
+    def problems(self) -> list[str]:
+        """Every reason these settings cannot run, each naming its values."""
+        return []
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+    @classmethod
+    def of(cls, source):
+        """The settings `source` holds as attributes: a job's row (a draft's,
+        at launch: its fields hold the defaults), or a wider config."""
+        return cls(**{name: getattr(source, name) for name in cls.names()})
+
+    @classmethod
+    def problems_of(cls, source) -> list[str]:
+        """`of(source)`'s problems, without raising (a launch lists them all)."""
+        try:
+            cls.of(source)
+        except ConfigError as error:
+            return list(error.problems)
+        return []
+
+    @classmethod
+    def from_dict(cls, values: dict):
+        """Settings as a job stored them (to_dict): unknown or missing keys are
+        refused, but for those stored_before fills in."""
+        values = {**stored_before(cls), **values}
+        required = {f.name for f in fields(cls)
+                    if f.default is MISSING and f.default_factory is MISSING}
+        unknown, missing = set(values) - set(cls.names()), required - set(values)
+        if unknown or missing:
+            raise cls.error([f"{cls.stored_as}: unknown {sorted(unknown)}, "
+                             f"missing {sorted(missing)}"])
+        return cls(**values)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def sections(cls: type[Config], order: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(title, field names) per admin section, the sections in `order`, the
+    names in the config's order. A field in no section of `order` is refused,
+    so a new section cannot be left out of the admin."""
+    found: dict[str, list[str]] = {}
+    for f in fields(cls):
+        found.setdefault(f.metadata["section"], []).append(f.name)
+    if stray := set(found) - set(order):
+        raise ValueError(f"{cls.__name__}: sections {sorted(stray)} are not in {order}")
+    return tuple((title, tuple(found[title])) for title in order if title in found)
+
+
+def stored_before(cls: type[Config]) -> dict:
+    """What configs stored before each later setting existed ran with."""
+    return {f.name: copy.deepcopy(f.metadata["before"]) for f in fields(cls)
+            if "before" in f.metadata}
+
+
+def trl_arguments(config: Config) -> dict:
+    """The settings TRL receives as they are, by TRL's argument names."""
+    return {f.metadata["trl"]: getattr(config, f.name) for f in fields(config)
+            if f.metadata.get("trl")}
