@@ -9,9 +9,9 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpResponse
 from django.template.loader import render_to_string
 from django.urls import Resolver404, get_resolver, resolve
+from django.utils.log import log_response
 
 logger = logging.getLogger(__name__)
-request_logger = logging.getLogger("django.request")
 
 RETRY_AFTER_S = 30
 
@@ -86,9 +86,12 @@ class SiteErrorPagesMiddleware:
         if isinstance(exception, (PermissionDenied, BadRequest, SuspiciousOperation,
                                   OperationalError, InterfaceError)):
             return None  # Django's 403/400 pages, or DatabaseUnavailableMiddleware's 503
-        request_logger.error("Internal Server Error: %s", request.path, exc_info=exception,
-                             extra={"status_code": 500, "request": request})
-        return self._page(request, 500, exception)
+        response = self._page(request, 500, exception)
+        # As Django logs an uncaught exception (with its traceback), and only once:
+        # log_response marks the response logged, so the handler does not again.
+        log_response("Internal Server Error: %s", request.path, response=response,
+                     request=request, exception=exception)
+        return response
 
     @staticmethod
     def _active() -> bool:

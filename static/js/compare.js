@@ -193,7 +193,10 @@
     if (event.repeat && key !== "?") return; // holding a key must not judge a row of pairs
     if (KEY_CHOICES[key]) choose(KEY_CHOICES[key]);
     else if (key === "u" || key === "Backspace") undo();
-    else if (key === "?") keysHelp.open = !keysHelp.open;
+    else if (key === "?") {
+      keysHelp.open = !keysHelp.open;
+      if (keysHelp.open) keysHelp.scrollIntoView({ block: "nearest" });
+    }
     else if (key === "Escape") keysHelp.open = false;
     else return;
     event.preventDefault();
