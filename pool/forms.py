@@ -51,8 +51,8 @@ class FreezeForm(forms.Form):
     ids are `id_freeze_*`, so each label points at its own field."""
 
     name = forms.CharField(max_length=120, error_messages={
-        "required": "give the snapshot a name: a run records the snapshot it was "
-                    "rewarded against by its name"})
+        "required": "This field is required: name the snapshot (a run records the "
+                    "snapshot it was rewarded against by its name)."})
     note = forms.CharField(max_length=1000, required=False)
 
     def __init__(self, *args, **kwargs):

@@ -348,7 +348,7 @@ class TestPages:
         client.force_login(curator_create("boss", staff=True))
         form = ReplayForm()
         defaults = {name: field.initial for name, field in form.fields.items()
-                    if field.initial not in (None, False)}
+                    if field.initial is not None and field.initial is not False}
         defaults = {name: getattr(value, "pk", value) for name, value in defaults.items()}
         assert "compare_rubric" not in defaults
         assert "v1 asks the local judge for adherence" in form.fields["compare_rubric"].help_text
