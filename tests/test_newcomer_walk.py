@@ -128,7 +128,7 @@ def pages_hold(page, live_server, pages: dict[str, str], role: str) -> None:
                 too_wide.append(f"{name} ({path}) at {width}: {sizes[0]} > {sizes[1]} px")
             if folder:  # every picture in, lazy ones too, before the whole page is taken
                 page.evaluate("() => { for (const i of document.images) i.loading = 'eager'; }")
-                page.wait_for_load_state("networkidle")
+                page.wait_for_function("Array.from(document.images).every(i => i.complete)")
                 page.screenshot(path=str(folder / f"{role}-{name}-{width}.png"), full_page=True)
     page.set_viewport_size(WIDTHS["laptop"])
     assert not too_wide, f"{role}: {too_wide}"
