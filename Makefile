@@ -39,7 +39,7 @@ node_modules/.installed: package.json package-lock.json
 	@touch $@
 
 demo: deps
-	@scripts/ensure_redis.sh
+	@scripts/ensure_redis.sh .make/redis-demo.pid
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py ensure_admin
 	$(PY) manage.py seed_corpus --count $(DEMO_SKETCHES)
@@ -47,7 +47,7 @@ demo: deps
 	@echo
 	@echo "paintrl: open http://$${PAINTRL_HOST:-127.0.0.1}:$${PAINTRL_PORT:-8000}/  (Ctrl-C stops web and workers)"
 	@echo
-	$(VENV)/bin/honcho start
+	@trap 'scripts/stop_redis.sh .make/redis-demo.pid' EXIT; $(VENV)/bin/honcho start
 
 test: dev-deps
 	@scripts/ensure_redis.sh

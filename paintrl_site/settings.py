@@ -26,6 +26,9 @@ def env_float(name: str, default: float) -> float:
 
 
 DEBUG = env_bool("PAINTRL_DEBUG", True)
+# Django's debug pages for a 404 (every URL pattern) and a 500 (the traceback)
+# instead of the site's own: for working on paintrl, not for showing it.
+PAINTRL_DEBUG_PAGES = env_bool("PAINTRL_DEBUG_PAGES", False)
 # Development default: a key made per process is safe but logs everyone out on
 # restart; production sets PAINTRL_SECRET_KEY (see docs/operations.md, "Production").
 SECRET_KEY = os.environ.get("PAINTRL_SECRET_KEY") or secrets.token_urlsafe(50)
@@ -57,6 +60,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The site's own 404 and 500 pages with DEBUG on too (PAINTRL_DEBUG_PAGES).
+    "paintrl_site.middleware.SiteErrorPagesMiddleware",
     # A lost database is a 503 page (before the login check, which loads the user).
     "paintrl_site.middleware.DatabaseUnavailableMiddleware",
     # Every page needs a login except those marked @login_not_required.
@@ -79,6 +84,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "sketches.access.access_context",
             ],
         },
     },
@@ -323,10 +329,19 @@ PAINTRL_JUDGE_MODEL = os.environ.get("PAINTRL_JUDGE_MODEL", "")
 # environment); empty: HPSv3 judges fall back to the local reward model.
 PAINTRL_HPSV3_URL = os.environ.get("PAINTRL_HPSV3_URL", "")
 
+# One handler, on the root: Django's own "django" console handler (on with
+# DEBUG) printed every django.* record a second time. A refused request (403,
+# 404) is logged as one line with its reason, not a traceback: it is the app
+# answering, not failing (paintrl_site.log_filters).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"refusal_one_line": {"()": "paintrl_site.log_filters.RefusalOneLine"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "django.request": {"handlers": [], "filters": ["refusal_one_line"], "propagate": True},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("PAINTRL_LOG_LEVEL", "INFO")},
 }
 

@@ -3,6 +3,7 @@ makes the changes."""
 from __future__ import annotations
 
 from django import forms
+from django.utils import timezone
 
 from .models import PoolPin, PoolRule, Tier
 
@@ -39,10 +40,25 @@ class RuleForm(forms.ModelForm):
                    "love_share": forms.NumberInput(attrs={"step": "0.05", "min": 0, "max": 0.99})}
 
 
+def _dated_placeholder(form: forms.Form, suffix: str = "") -> None:
+    """The name's example, dated today (a date written into the code went stale)."""
+    form.fields["name"].widget.attrs["placeholder"] = (
+        f"e.g. pool-{timezone.localdate():%Y-%m-%d}{suffix}")
+
+
 class FreezeForm(forms.Form):
-    name = forms.CharField(max_length=120, widget=forms.TextInput(
-        attrs={"placeholder": "e.g. pool-2026-11-30"}))
+    """The page holds the rule's form too, whose note is `id_note`: this one's
+    ids are `id_freeze_*`, so each label points at its own field."""
+
+    name = forms.CharField(max_length=120, error_messages={
+        "required": "This field is required: name the snapshot (a run records the "
+                    "snapshot it was rewarded against by its name)."})
     note = forms.CharField(max_length=1000, required=False)
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", "id_freeze_%s")
+        super().__init__(*args, **kwargs)
+        _dated_placeholder(self)
 
 
 class DeriveForm(forms.Form):
@@ -53,6 +69,10 @@ class DeriveForm(forms.Form):
                            widget=forms.NumberInput(attrs={"step": "0.05"}))
     high = forms.FloatField(min_value=0, max_value=1, label="to",
                             widget=forms.NumberInput(attrs={"step": "0.05"}))
-    name = forms.CharField(max_length=120, widget=forms.TextInput(
-        attrs={"placeholder": "e.g. pool-2026-12-03-calibrated"}))
+    name = forms.CharField(max_length=120)
     note = forms.CharField(max_length=1000, required=False)
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", "id_derive_%s")
+        super().__init__(*args, **kwargs)
+        _dated_placeholder(self, "-calibrated")

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 from .access import staff_required
 from .agreement_report import LABELS, agreement_report
 from .comparison_agreement import comparison_agreement
-from .curator_stats import SESSION_GAP, curator_stats
+from .curator_stats import MIN_RATE_SPAN, SESSION_GAP, curator_stats
 
 
 @require_GET
@@ -19,4 +19,5 @@ def agreement(request):
     return render(request, "rating/agreement.html",
                   {"report": agreement_report(), "labels": LABELS, "curator_stats": curator_stats(),
                    "comparisons": comparison_agreement(),
-                   "session_gap_minutes": int(SESSION_GAP.total_seconds() // 60)})
+                   "session_gap_minutes": int(SESSION_GAP.total_seconds() // 60),
+                   "min_rate_minutes": int(MIN_RATE_SPAN.total_seconds() // 60)})

@@ -20,6 +20,9 @@ from .sources import HUMAN_SOURCES
 # page records a grade every few seconds while someone is at it; a 10-minute
 # gap is a coffee, a meeting or the end of the day, not time spent grading.
 SESSION_GAP = timedelta(minutes=10)
+# Grading time below which no rate per hour is given: a burst is not a pace.
+# A curator who graded 18 renders within a minute read as "4,649 per hour".
+MIN_RATE_SPAN = timedelta(minutes=5)
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,8 @@ class CuratorStats:
     grades: int
     sessions: int
     hours: float                 # sum of the sessions' spans, first grade to last
-    per_hour: float | None       # grades after each session's first, per hour of span
+    per_hour: float | None       # grades after each session's first, per hour of span;
+    #                              None under MIN_RATE_SPAN of span
     median_seconds: float | None  # median shown_ms of the grades that have one
     timed: int                   # grades with shown_ms (imported grades have none)
     shares: list[tuple[str, float]]  # (label, fraction of this curator's grades), love first
@@ -80,7 +84,8 @@ def curator_stats() -> list[CuratorStats]:
         n = len(times[curator])
         stats.append(CuratorStats(
             curator=curator, grades=n, sessions=len(sessions), hours=seconds / 3600,
-            per_hour=timed_grades * 3600 / seconds if seconds else None,
+            per_hour=(timed_grades * 3600 / seconds
+                      if seconds and seconds >= MIN_RATE_SPAN.total_seconds() else None),
             median_seconds=median(shown[curator]) / 1000 if shown[curator] else None,
             timed=len(shown[curator]),
             shares=[(Grade.Value(v).label, values[curator][v] / n) for v in reversed(CATEGORIES)],

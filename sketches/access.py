@@ -2,7 +2,11 @@
 PAINTRL_CURATOR_GROUP group) grade and edit; staff also import, see everyone's
 grades and change the pool. LoginRequiredMiddleware has already sent anonymous
 visitors to the login page, so these checks answer 403, and templates/403.html
-shows the reason given here: one sentence saying what the page needs."""
+shows the reason given here: one sentence saying what the page needs.
+
+The curator group exists from the first migrate on (curator_group_ensure runs
+after every migrate and flush), so staff only tick it on a user's admin page;
+before, a curator's 403 named a group nobody had made yet."""
 from __future__ import annotations
 
 from functools import partial, wraps
@@ -15,8 +19,17 @@ def curator_group_name() -> str:
     return settings.PAINTRL_CURATOR_GROUP
 
 
+def curator_group_ensure(**_signal) -> None:
+    """Create the curator group if it is missing (a post_migrate receiver:
+    sketches.apps). Idempotent; a renamed PAINTRL_CURATOR_GROUP gets its group
+    at the next migrate, and the old group is left as it was."""
+    from django.contrib.auth.models import Group
+
+    Group.objects.get_or_create(name=curator_group_name())
+
+
 def is_curator(user) -> bool:
-    if not user.is_authenticated or not user.is_active:
+    if user is None or not user.is_authenticated or not user.is_active:
         return False
     return user.is_staff or user.groups.filter(name=curator_group_name()).exists()
 
@@ -32,7 +45,8 @@ def curator_required(view=None, *, reason: str = ""):
         if not is_curator(request.user):
             raise PermissionDenied(reason or (
                 f"Only curators can open this page: ask staff to add you to the "
-                f"{curator_group_name()!r} group."))
+                f"{curator_group_name()!r} group (the admin's Users page, your "
+                f"account's Groups)."))
         return view(request, *args, **kwargs)
 
     return wrapped
@@ -54,3 +68,9 @@ def staff_required(view=None, *, reason: str = "Only staff can open this page.")
         return view(request, *args, **kwargs)
 
     return wrapped
+
+
+def access_context(request) -> dict:
+    """A context processor: `is_curator` for the navigation, so it offers only
+    the pages the user may open."""
+    return {"is_curator": is_curator(getattr(request, "user", None))}

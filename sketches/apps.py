@@ -1,6 +1,14 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class SketchesConfig(AppConfig):
     name = "sketches"
     verbose_name = "Sketches and renders"
+
+    def ready(self):
+        from .access import curator_group_ensure
+
+        # After every migrate (and a test's flush): the role the access checks name exists.
+        post_migrate.connect(curator_group_ensure, sender=self,
+                             dispatch_uid="sketches.curator_group_ensure")

@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from pool.models import PoolPin, PoolRule, PoolSnapshot, RenderFingerprint
 from pool.services import snapshot_freeze
@@ -236,6 +237,28 @@ class TestChanges:
         assert snapshot.created_by.username == "boss" and snapshot.members.count() == 3
         again = client.post(reverse("pool:freeze"), {"name": "week 48"})
         assert again.status_code == 400 and b"exists already" in again.content
+
+
+    def test_freezing_with_no_name_says_why_on_the_page(self, staff, pool):
+        """The browser's own tooltip was the only answer: the form is not
+        checked by the browser, and the page says what is missing."""
+        client = as_user(staff)
+        page = client.get(reverse("pool:curate")).content.decode()
+        freeze = page[page.index('class="pool-form pool-freeze"'):]
+        freeze = freeze[:freeze.index("</form>")]
+        assert "novalidate" in freeze
+        assert f'placeholder="e.g. pool-{timezone.localdate():%Y-%m-%d}"' in freeze
+        response = client.post(reverse("pool:freeze"), {"name": "", "note": "n"})
+        assert response.status_code == 400 and not PoolSnapshot.objects.exists()
+        assert "This field is required: name the snapshot" in response.content.decode()
+
+    def test_each_label_points_at_its_own_field(self, staff, pool):
+        import re
+
+        page = as_user(staff).get(reverse("pool:curate")).content.decode()
+        ids = re.findall(r'\sid="([^"]+)"', page)
+        assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+        assert '<label for="id_freeze_note">' in page and 'id="id_freeze_note"' in page
 
 
 class TestSnapshotPages:

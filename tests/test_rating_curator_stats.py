@@ -72,6 +72,17 @@ class TestCuratorStats:
         assert (stats["carol"].sessions, stats["carol"].hours) == (3, 0)
         assert stats["carol"].per_hour is None
 
+    def test_a_burst_of_grades_gives_no_rate_per_hour(self, renders):
+        """18 grades within a minute once read as 4,649 an hour: under
+        MIN_RATE_SPAN of grading, no rate is given."""
+        from rating.curator_stats import MIN_RATE_SPAN
+
+        dave = curator_get_or_create(username="dave")
+        for render, minute in zip(renders[:3], (0, 0.5, 1), strict=True):
+            grade_at(render, dave, "love", minute, 1000)
+        assert MIN_RATE_SPAN > timedelta(minutes=1)
+        assert by_name()["dave"].hours > 0 and by_name()["dave"].per_hour is None
+
     def test_median_time_per_grade_uses_the_timed_grades_only(self, graded):
         stats = by_name()
         assert (stats["alice"].median_seconds, stats["alice"].timed) == (3.5, 6)

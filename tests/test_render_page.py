@@ -93,7 +93,7 @@ class TestPool:
         assert "grades 1 love / 0 okay / 0 nope" in pool
         assert ">first</a>: <span class=\"status pool-tier pool-tier-love\">love</span>" in pool
         pool = page(staff, renders[1]).split('render-pool"')[1].split("</section>")[0]
-        assert "not in the pool" in pool and "not a member" in pool
+        assert "not in the <a href=\"/pool/\">pool</a>" in pool and "not a member" in pool
 
     def test_the_taste_score_names_its_reward_model(self, staff, renders):
         Render.objects.filter(pk=renders[0].pk).update(taste_score=0.734,

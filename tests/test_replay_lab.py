@@ -335,6 +335,22 @@ class TestPages:
                               headers={"HX-Request": "true"})
         assert b'id="replay-body"' in fragment.content and b"<h1>" not in fragment.content
 
+    def test_the_forms_defaults_make_a_replay_the_lab_takes(self, staff_client, client, world):
+        """The form once preselected v1 to compare with, whose adherence the local
+        judge cannot answer, so the first submit was a 400: what the form
+        preselects, submitted unchanged, is a replay."""
+        from training.lab.forms import ReplayForm
+
+        form = ReplayForm()
+        defaults = {name: field.initial for name, field in form.fields.items()
+                    if field.initial is not None and field.initial is not False}
+        defaults = {name: getattr(value, "pk", value) for name, value in defaults.items()}
+        assert "compare_rubric" not in defaults
+        assert "v1 asks the local judge for adherence" in form.fields["compare_rubric"].help_text
+        response = client.post(LAB, defaults)
+        assert response.status_code == 302, response.content.decode()[-2000:]
+        assert Replay.objects.get().rubric.name == "v2"
+
     def test_a_bad_form_says_why(self, staff_client, client, world):
         v2, _ = presets()
         response = client.post(LAB, {"rubric": v2.pk, "compare_rubric": v2.pk, "limit": 8,

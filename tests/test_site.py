@@ -2,6 +2,7 @@
 render progress and serves its counts as an htmx fragment."""
 from __future__ import annotations
 
+import logging
 import random
 
 import pytest
@@ -295,3 +296,96 @@ class TestHomeByRole:
         client.force_login(user)
         page = client.get(reverse("home")).content.decode()
         assert "not a curator's yet" in page and "Open the grading page" not in page
+
+
+class TestCuratorGroup:
+    """A fresh install has the curator group the 403 page names, and the
+    navigation offers only what the user may open."""
+
+    def test_the_group_exists_after_migrate(self, settings):
+        from django.contrib.auth.models import Group
+
+        assert Group.objects.filter(name=settings.PAINTRL_CURATOR_GROUP).exists()
+
+    def test_a_renamed_group_is_made_at_the_next_migrate(self, settings):
+        from django.contrib.auth.models import Group
+
+        settings.PAINTRL_CURATOR_GROUP = "painters"
+        call_command("migrate", verbosity=0)
+        assert Group.objects.filter(name="painters").exists()
+
+    def test_the_navigation_offers_only_the_pages_a_user_may_open(self, client, user):
+        from tests.rating_data import curator_create
+
+        client.force_login(user)
+        nav = client.get(reverse("home")).content.decode().split("<nav>")[1].split("</nav>")[0]
+        for name in ("rating:grade", "rating:compare", "pool:curate", "training:runs"):
+            assert f'href="{reverse(name)}"' not in nav
+        client.force_login(curator_create("carol"))
+        nav = client.get(reverse("home")).content.decode().split("<nav>")[1].split("</nav>")[0]
+        for name in ("rating:grade", "rating:compare", "pool:curate"):
+            assert f'href="{reverse(name)}"' in nav
+        for name in ("training:runs", "jobs", "training:lab", "admin:index"):
+            assert f'href="{reverse(name)}"' not in nav
+
+
+@pytest.mark.urls("tests.error_urls")
+class TestErrorPagesWithDebugOn:
+    """The demo runs with DEBUG on; its 404 and 500 are still the site's own
+    pages (paintrl_site.middleware.SiteErrorPagesMiddleware), not Django's debug
+    pages, unless PAINTRL_DEBUG_PAGES asks for those."""
+
+    @pytest.fixture(autouse=True)
+    def debug(self, settings):
+        settings.DEBUG = True
+        settings.PAINTRL_DEBUG_PAGES = False
+
+    def test_an_address_no_pattern_matches(self, client, user):
+        client.force_login(user)
+        response = client.get("/no-such-page/")
+        page = response.content.decode()
+        assert response.status_code == 404
+        assert "Nothing is at <code>/no-such-page/</code>" in page and "URLconf" not in page
+
+    def test_a_view_that_raises_http404(self, client):
+        from tests.rating_data import curator_create
+
+        client.force_login(curator_create("carol"))
+        response = client.get(reverse("sketches:render_detail", args=[999999]))
+        assert response.status_code == 404 and b"Nothing is at" in response.content
+
+    def test_a_missing_slash_still_redirects(self, client, user):
+        client.force_login(user)
+        response = client.get("/jobs")
+        assert response.status_code == 301 and response["Location"] == "/jobs/"
+
+    def test_a_server_error_is_the_sites_page_and_logged_with_its_traceback(
+            self, client, user, caplog):
+        client.force_login(user)
+        with caplog.at_level(logging.ERROR, logger="django.request"):
+            response = client.get("/boom/")
+        assert response.status_code == 500
+        assert b"Something went wrong" in response.content and b"Traceback" not in response.content
+        errors = [r for r in caplog.records if r.name == "django.request"]
+        assert len(errors) == 1 and errors[0].exc_info[0] is RuntimeError
+
+    def test_debug_pages_come_back_when_asked(self, client, user, settings):
+        settings.PAINTRL_DEBUG_PAGES = True
+        client.force_login(user)
+        assert b"URLconf" in client.get("/no-such-page/").content
+
+
+class TestRefusalsInTheLog:
+    def test_a_403_is_logged_once_in_one_line_with_its_reason(self, client, user, caplog):
+        import logging as stdlib_logging
+
+        # Only the root's handler prints: Django's own "django" console handler printed
+        # each record a second time.
+        assert stdlib_logging.getLogger("django").handlers == []
+        client.force_login(user)
+        with caplog.at_level(logging.WARNING, logger="django.request"):
+            assert client.get(reverse("rating:grade")).status_code == 403
+        refusals = [r for r in caplog.records if r.name == "django.request"]
+        assert len(refusals) == 1 and refusals[0].exc_info is None
+        assert refusals[0].getMessage().startswith("Forbidden (Permission denied): /rate/: "
+                                                   "Only curators can open this page")

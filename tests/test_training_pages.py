@@ -297,15 +297,16 @@ class TestHackingWatch:
     def test_the_trend_rule(self):
         from training.runs.watch import WINDOW, watch_warnings
 
-        def rows(**series):
+        def rows(per_step=100, **series):
             size = len(next(iter(series.values())))
             keys = ("gate_pass", "unknown_method", "unavailable", "no_total", "timeout",
                     "crashed")
-            return [{"step": i + 1, "shares": {k: series.get(k, [0.0] * size)[i] for k in keys}}
+            return [{"step": i + 1, "rollouts": per_step, "judged": per_step,
+                     "shares": {k: series.get(k, [0.0] * size)[i] for k in keys}}
                     for i in range(size)]
 
-        def warned(**series):
-            return [w.measure.key for w in watch_warnings(rows(**series))]
+        def warned(per_step=100, **series):
+            return [w.measure.key for w in watch_warnings(rows(per_step, **series))]
 
         ten = 2 * WINDOW
         # First 5 steps against the last 5: a rise of 0.10 warns, 0.09 does not.
@@ -321,6 +322,24 @@ class TestHackingWatch:
         assert warned(timeout=[None, 0.5, 0.5, 0.5]) == []
         # One step is no trend.
         assert warned(crashed=[1.0]) == []
+
+    def test_a_move_chance_explains_does_not_warn(self):
+        """A 3-step run of 8 rollouts a step at 38 %, 50 %, 12 % gate pass
+        compares one step with one: 3 of 8 against 1 of 8 is what chance gives,
+        so no warning; the same fall held over ten steps is more than chance."""
+        from training.runs.watch import WINDOW, watch_warnings
+
+        def warned(gate_pass, per_step):
+            rows = [{"step": i + 1, "rollouts": per_step, "judged": per_step,
+                     "shares": {"gate_pass": share, "unknown_method": 0.0, "unavailable": 0.0,
+                                "no_total": 0.0, "timeout": 0.0, "crashed": 0.0}}
+                    for i, share in enumerate(gate_pass)]
+            return [w.measure.key for w in watch_warnings(rows)]
+
+        assert warned([0.375, 0.5, 0.125], per_step=8) == []
+        assert warned([0.375] * WINDOW + [0.125] * WINDOW, per_step=8) == ["gate_pass"]
+        # The same shares over 100 rollouts a step are no longer chance.
+        assert warned([0.375, 0.5, 0.125], per_step=100) == ["gate_pass"]
 
     def test_the_page_shows_the_shares_and_the_warning(self, media, staff):
         run = run_create()
@@ -346,7 +365,7 @@ class TestHackingWatch:
         run = run_create()
         watch_rollouts_create(run, unavailable_per_step=(0, 0, 0, 0))
         text = page(staff, run)
-        assert "No share has gone the wrong way." in text
+        assert "No share has gone the wrong way by more than chance." in text
         assert "<strong>Warning:</strong>" not in text
 
 

@@ -16,6 +16,7 @@ from django.utils.html import format_html, format_html_join
 
 from jobs.models import LIVE
 from pool.models import RewardModel
+from rating.models import Grade
 from rating.sources import SOURCE_CHOICES
 
 from . import services
@@ -169,13 +170,13 @@ class RewardModelAdmin(admin.ModelAdmin):
             for split, c in data["grade_counts"].items()))
         disjoint = data.get("disjoint_from")
         return format_html(
-            "{}{}{} grades of {} renders from sources {}; split by sketch ({}). "
+            "{}{}{} grades of {} renders, {}; split by sketch ({}). "
             "<br>sha256 {}",
             format_html("<b>Simulated curator's grades, not people's.</b> ") if simulated else "",
             format_html("<b>A yardstick:</b> none of v{}'s train split (nor a sketch sharing "
                         "its code): {} of the {} graded renders left out. ", disjoint["version"],
                         disjoint["left_out"], disjoint["graded"]) if disjoint else "",
-            data["grades"], data["renders"], ", ".join(data["sources"]), counts, data["sha256"])
+            data["grades"], data["renders"], grade_sources_text(data), counts, data["sha256"])
 
     # --- actions --------------------------------------------------------
     @admin.action(description="Cancel the selected training jobs", permissions=["change"])
@@ -306,3 +307,18 @@ def _comparison_line(metrics: dict) -> str:
                        "accuracy <b>{}</b> on {}.</p>",
                        _num(metrics["heldout_comparison_accuracy"], ".3f"),
                        metrics.get("heldout_comparisons", 0))
+
+
+def grade_sources_text(data: dict) -> str:
+    """Where a model's grades came from, in words: the grades each source gave
+    ("18 graded in the app"), or for a model trained before those were counted,
+    the sources that counted. It once read "from sources app, import" for a
+    model with nothing imported."""
+    labels = {Grade.Source.APP: "graded in the app", Grade.Source.IMPORT: "imported",
+              Grade.Source.SIMULATED: "from the simulated curator"}
+    given = data.get("grades_by_source")
+    if given:
+        return ", ".join(f"{count} {labels.get(source, source)}"
+                         for source, count in given.items())
+    return "counting grades " + " or ".join(
+        labels.get(source, source) for source in data.get("sources", []))

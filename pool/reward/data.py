@@ -95,6 +95,9 @@ def split_of(group: str, config: SplitConfig) -> str:
 class GradedSet:
     items: tuple[GradedItem, ...]
     sources: tuple[str, ...] = ()
+    # How many of the grades came from each source counted (sources lists what
+    # counted, which names "import" where nothing was imported).
+    grades_by_source: tuple[tuple[str, int], ...] = ()
     split_config: SplitConfig = field(default_factory=SplitConfig)
     comparisons: tuple[ComparedPair, ...] = ()
     # Compared renders nobody graded: their pictures are needed, their grade
@@ -142,8 +145,9 @@ class GradedSet:
         compared_only = tuple(item for item in self.compared_only if kept(item))
         known = {item.key for item in self.items if kept(item)} | {
             item.key for item in compared_only}
+        # grades_by_source counted the whole set: not known per item, so not kept.
         return replace(self, items=tuple(item for item in self.items if kept(item)),
-                       compared_only=compared_only,
+                       compared_only=compared_only, grades_by_source=(),
                        comparisons=tuple(c for c in self.comparisons
                                          if c.winner in known and c.loser in known))
 
@@ -170,6 +174,7 @@ class GradedSet:
             content += json.dumps(sorted((c.winner, c.loser) for c in self.comparisons))
         return {
             "sources": list(self.sources),
+            "grades_by_source": dict(self.grades_by_source),
             "renders": len(self.items),
             "grades": sum(item.n_grades for item in self.items),
             "split": {"test_fraction": self.split_config.test_fraction,
@@ -212,18 +217,21 @@ def graded_set_from_db(*, sources: str = "auto",
     rows = (Grade.objects.filter(source__in=chosen, render__status="ok")
             .exclude(render__png="")
             .values_list("render_id", "value", "render__sketch__code_sha256", "render__png",
-                         "render__paint_fraction"))
+                         "render__paint_fraction", "source"))
     details: dict[int, tuple[str, str, float | None]] = {}
     values = []
-    for render_id, value, code_sha, png, paint in rows:
+    by_source: Counter = Counter()
+    for render_id, value, code_sha, png, paint, source in rows:
         details[render_id] = (code_sha, png, paint)
         values.append((render_id, value))
+        by_source[source] += 1
     items = tuple(
         GradedItem(key=str(render_id), group=details[render_id][0],
                    png=details[render_id][1], grade=mean,
                    n_grades=count, paint_fraction=details[render_id][2])
         for render_id, (mean, count) in sorted(mean_ordinals(values).items()))
-    graded = GradedSet(items=items, sources=chosen, split_config=split_config or SplitConfig())
+    graded = GradedSet(items=items, sources=chosen, split_config=split_config or SplitConfig(),
+                       grades_by_source=tuple((s, by_source[s]) for s in chosen if by_source[s]))
     if comparisons_count(chosen):
         graded = _with_comparisons(graded)
     return graded

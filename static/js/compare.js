@@ -27,6 +27,8 @@
   const keysHelp = $("keys-help");
   const undoForm = $("undo-form");
   const undoHint = $("undo-hint");
+  // A choice in words, as the buttons say it (the page's undo line read "renders 10 | 139").
+  const CHOICE_WORDS = { left: "left is better", right: "right is better", tie: "tie", skip: "skipped" };
   const mineEl = root.querySelector('[data-progress="mine"]');
 
   // Arrows for the hand on the arrow keys, digits for the hand on the number row.
@@ -124,7 +126,7 @@
     errorsEl: $("save-errors"),
     loginUrl: data.urls.login,
     savedText: "All comparisons saved",
-    describe: (op) => `Renders ${op.left} | ${op.right}: ${op.op}${op.choice ? ` ${op.choice}` : ""}`,
+    describe: (op) => `Renders ${op.left} and ${op.right}: ${op.op}${op.choice ? ` (${CHOICE_WORDS[op.choice] || op.choice})` : ""}`,
     onSaved: (body) => {
       exhausted = body.exhausted;
       receive(body.entries);
@@ -167,7 +169,7 @@
     if (back >= 0) upcoming.splice(back, 1);
     if (current && pairKey(current) !== key) upcoming.unshift(current);
     if (mineEl && step.choice !== "skip") mineEl.textContent = String(Math.max(0, Number(mineEl.textContent) - 1));
-    flash(`Comparison of renders ${step.left.id} | ${step.right.id} withdrawn.`);
+    flash(`Comparison of renders ${step.left.id} and ${step.right.id} withdrawn.`);
     show(prepare({ key: step.key, prompt: step.prompt, left: { ...step.left }, right: { ...step.right } }));
     showUndo();
   }
@@ -176,7 +178,7 @@
     const step = undoStack[undoStack.length - 1];
     undoForm.hidden = !step;
     if (!step) return;
-    undoHint.textContent = `renders ${step.left.id} | ${step.right.id}: withdraw ${step.choice}`;
+    undoHint.textContent = `withdraw your choice (${CHOICE_WORDS[step.choice] || step.choice}) on renders ${step.left.id} and ${step.right.id}`;
   }
 
   function flash(text) {
@@ -191,7 +193,10 @@
     if (event.repeat && key !== "?") return; // holding a key must not judge a row of pairs
     if (KEY_CHOICES[key]) choose(KEY_CHOICES[key]);
     else if (key === "u" || key === "Backspace") undo();
-    else if (key === "?") keysHelp.open = !keysHelp.open;
+    else if (key === "?") {
+      keysHelp.open = !keysHelp.open;
+      if (keysHelp.open) keysHelp.scrollIntoView({ block: "nearest" });
+    }
     else if (key === "Escape") keysHelp.open = false;
     else return;
     event.preventDefault();

@@ -301,7 +301,10 @@
     else if (key === "u") undo();
     else if (key === "c") toggleCode();
     else if (key === "g" && $("guidelines")) $("guidelines").open = !$("guidelines").open;
-    else if (key === "?") keysHelp.open = !keysHelp.open;
+    else if (key === "?") {
+      keysHelp.open = !keysHelp.open;
+      if (keysHelp.open) keysHelp.scrollIntoView({ block: "nearest" });
+    }
     else if (key === "Escape") { codeCard.hidden = true; keysHelp.open = false; }
     else return;
     event.preventDefault();

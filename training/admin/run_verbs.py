@@ -110,8 +110,38 @@ class RunVerbsMixin:
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         run = TrainingRun.objects.filter(pk=object_id).first()
-        return super().change_view(request, object_id, form_url,
-                                   {**(extra_context or {}), **self._buttons(run)})
+        buttons = self._buttons(run)
+        return super().change_view(request, object_id, form_url, {
+            **(extra_context or {}), **buttons,
+            "save_and_launch": buttons.get("can_launch", False)
+            and request.user.has_perm(RUN_CHANGE)})
+
+    # --- the form's own "Save and launch" ---------------------------------
+    # A new run's form used to say "Save, then Launch" while Save led back to
+    # the list, where Launch is only an action: the button saves and launches
+    # in one go and lands on the run's page to watch it.
+    def add_view(self, request, form_url="", extra_context=None):
+        return super().add_view(request, form_url, {
+            **(extra_context or {}), "save_and_launch": request.user.has_perm(RUN_CHANGE)})
+
+    def response_add(self, request, obj, post_url_continue=None):
+        return (self._launch_after_save(request, obj)
+                or super().response_add(request, obj, post_url_continue))
+
+    def response_change(self, request, obj):
+        return self._launch_after_save(request, obj) or super().response_change(request, obj)
+
+    def _launch_after_save(self, request, run: TrainingRun):
+        """The redirect after "Save and launch" (None for the admin's own buttons):
+        the run's page once launched; its change page, saved as a draft, where the
+        launch is refused (the error message says why)."""
+        if "_launch" not in request.POST:
+            return None
+        self._require_change(request)
+        shown = self._act(request, "launch", run)
+        if shown is None:
+            return redirect("admin:training_trainingrun_change", run.pk)
+        return redirect("training:run", shown.pk)
 
     def _buttons(self, run: TrainingRun | None) -> dict:
         """can_launch, can_cancel, can_resume, can_clone: the verbs run_actions allows."""

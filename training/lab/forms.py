@@ -9,6 +9,7 @@ from sketches.models import Sketch
 from ..judges import DEFAULT_BACKEND
 from ..models import Judge, Replay, Rubric, TrainingRun
 from .selection import AUTO, MIN_GROUP, ReplaySelection
+from .services import replay_answerable
 
 MAX_RENDERS = 5000
 
@@ -20,6 +21,10 @@ class ReplayForm(forms.Form):
     compare_rubric = forms.ModelChoiceField(Rubric.objects.all(), required=False,
                                             label="Compare with",
                                             help_text="Scored on the same renders, side by side.")
+    # Why v1 is not preselected where the default judges cannot answer it.
+    COMPARE_UNANSWERED = ("Rubric {rubric} is not preselected: the default judges cannot answer "
+                          "all its signals (v1 asks the local judge for adherence). Choose it "
+                          "and tick \"Drop signals the judges cannot answer\" to compare anyway.")
     snapshot = forms.ModelChoiceField(PoolSnapshot.objects.all(), required=False,
                                       label="Pool snapshot",
                                       help_text="References for pairwise signals.")
@@ -61,10 +66,20 @@ class ReplayForm(forms.Form):
         super().__init__(*args, **kwargs)
         local = Judge.objects.filter(backend=DEFAULT_BACKEND).first()
         presets = {r.name: r for r in Rubric.objects.filter(preset=True)}
+        snapshot = PoolSnapshot.objects.order_by("-created").first()
         self.fields["rubric"].initial = presets.get("v2")
-        self.fields["compare_rubric"].initial = presets.get("v1")
-        self.fields["snapshot"].initial = PoolSnapshot.objects.order_by("-created").first()
+        self.fields["snapshot"].initial = snapshot
         self.fields["judge"].initial = self.fields["scorer"].initial = local
+        # The defaults must make a replay the service takes: the first submit of a
+        # newcomer who changed nothing is never refused (v1's adherence is a
+        # question the local judge cannot answer).
+        compare = presets.get("v1")
+        if compare is not None and replay_answerable(compare, judge=local, scorer=local,
+                                                     snapshot=snapshot):
+            self.fields["compare_rubric"].initial = compare
+        elif compare is not None:
+            self.fields["compare_rubric"].help_text += " " + self.COMPARE_UNANSWERED.format(
+                rubric=compare)
 
     def clean_render_ids(self) -> tuple[int, ...]:
         """Ids and ranges ("12, 40-48"), at most MAX_RENDERS of them."""

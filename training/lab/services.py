@@ -107,6 +107,21 @@ def replay_rubrics(rubrics: list[Rubric], *, judge: Judge, scorer: Judge, snapsh
     return entries
 
 
+def replay_answerable(rubric: Rubric, *, judge: Judge | None, scorer: Judge | None,
+                      snapshot) -> bool:
+    """Whether replay_create would take `rubric` with these judges without
+    dropping a signal: the lab's form preselects only a comparison its own
+    defaults can run."""
+    if judge is None or scorer is None:
+        return False
+    try:
+        replay_rubrics([rubric], judge=judge, scorer=scorer, snapshot=snapshot,
+                       drop_unanswerable=False)
+    except (ReplayError, RubricError):
+        return False
+    return True
+
+
 def replay_cancel(*, replay: Replay) -> Cancel:
     """Ask a replay to stop after its current batch; a queued one stops at
     once (jobs.services.job_cancel)."""

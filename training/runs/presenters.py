@@ -142,11 +142,15 @@ def run_page(run: TrainingRun, *, step: str | None = None) -> dict:
         specs, rubric_error = [], str(error)
     gallery_steps = selectors.run_gallery_steps(run)
     chosen = _chosen_step(step, gallery_steps)
+    batch = run.num_generations * run.prompts_per_step
     return {
+        # Rollouts a step: what the Gate column (and each share) counts.
+        "batch": batch,
+        "one_rollout_points": 100 / batch if batch else None,
         "state": run_progress(run, steps[-1].step if steps else None),
         "specs": specs,
         "dropped": run.dropped_signals,
-        "charts": run_charts(steps, specs, batch=run.num_generations * run.prompts_per_step),
+        "charts": run_charts(steps, specs, batch=batch),
         "step_rows": [step_row(s) for s in steps[::-1][:TABLE_STEPS]],
         "column": run_diagnostics(run, specs) if specs else None,
         "watch": run_watch(run),

@@ -11,13 +11,18 @@ and warns when one goes the wrong way.
 
 The rule, stated on the page: a share has gone the wrong way when the mean
 of its last WINDOW steps is worse than the mean of its first WINDOW steps by
-MARGIN or more (with fewer than 2 x WINDOW steps, half the steps each); and
+MARGIN or more (with fewer than 2 x WINDOW steps, half the steps each), and
+by more than NOISE_Z standard errors of that difference for the rollouts the
+two windows counted: on a short run of few rollouts a step (a 3-step run of 8
+read 38 %, 50 %, 12 % gate pass) two or three rollouts are the whole move, and
+chance alone makes moves that size; and
 unavailable renders or rollouts with no total warn on their own once the
 last WINDOW steps average more than CEILING, since those should stay near
 zero whatever the policy does.
 """
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 
@@ -32,6 +37,10 @@ from ..models import TrainingRun
 WINDOW = 5
 # How far worse the last window must be than the first: ten points of share.
 MARGIN = 0.10
+# ...and how many standard errors of the difference between the two windows'
+# shares (binomial, from the rollouts each counted): a move within two is what
+# the same policy gives about one time in twenty by chance.
+NOISE_Z = 2.0
 # Unavailable renders and rollouts with no total above this share warn at once:
 # a quarter of the batch without a reward is a quarter GRPO cannot learn from.
 CEILING = 0.25
@@ -105,18 +114,22 @@ def watch_steps(run: TrainingRun) -> list[dict]:
             for step, count in sorted(counts.items())]
 
 
+# Which count of a watch_steps row a measure's share is of.
+COUNTED = {ALL: "rollouts", JUDGED: "judged"}
+
+
 def watch_warnings(steps: list[dict]) -> list[WatchWarning]:
     """The measures that went the wrong way (module docstring), one warning each."""
     out = []
     for measure in MEASURES:
-        series = [(row["step"], row["shares"][measure.key]) for row in steps
-                  if row["shares"][measure.key] is not None]
+        series = [(row["step"], row["shares"][measure.key], row[COUNTED[measure.over]])
+                  for row in steps if row["shares"][measure.key] is not None]
         if text := _trend(measure, series) or _over_ceiling(measure, series):
             out.append(WatchWarning(measure, text))
     return out
 
 
-def _trend(measure: Measure, series: list[tuple[int, float]]) -> str:
+def _trend(measure: Measure, series: list[tuple[int, float, int]]) -> str:
     size = min(WINDOW, len(series) // 2)
     if size == 0:
         return ""
@@ -124,12 +137,24 @@ def _trend(measure: Measure, series: list[tuple[int, float]]) -> str:
     before, after = _mean(first), _mean(last)
     if (after - before) * measure.worse < MARGIN - 1e-9:
         return ""
+    if abs(after - before) <= NOISE_Z * _noise(first, last):
+        return ""
     moved = "rose" if after > before else "fell"
     return (f"{measure.label.capitalize()} {moved} from {_percent(before)} "
             f"({_span(first)}) to {_percent(after)} ({_span(last)}): {measure.why}.")
 
 
-def _over_ceiling(measure: Measure, series: list[tuple[int, float]]) -> str:
+def _noise(first: list[tuple[int, float, int]], last: list[tuple[int, float, int]]) -> float:
+    """The standard error of the difference between the two windows' shares,
+    from the pooled share and the rollouts each window counted."""
+    counted = [sum(n for _, _, n in window) for window in (first, last)]
+    if not all(counted):
+        return 0.0
+    pooled = sum(share * n for _, share, n in first + last) / sum(counted)
+    return math.sqrt(pooled * (1 - pooled) * sum(1 / n for n in counted))
+
+
+def _over_ceiling(measure: Measure, series: list[tuple[int, float, int]]) -> str:
     last = series[-WINDOW:]
     if measure.ceiling is None or not last or _mean(last) <= measure.ceiling:
         return ""
@@ -154,9 +179,12 @@ def run_watch(run: TrainingRun) -> dict | None:
                            title="Hacking watch"),
         "rule": (f"A share warns when the mean of its last {WINDOW} steps is worse than that "
                  f"of its first {WINDOW} by {round(MARGIN * 100)} points or more (with fewer "
-                 f"than {2 * WINDOW} steps, half the steps each), and unavailable renders or "
+                 f"than {2 * WINDOW} steps, half the steps each) and by more than chance "
+                 f"moves it ({NOISE_Z:g} standard errors of the difference, for the rollouts "
+                 f"the two windows counted), and unavailable renders or "
                  f"rollouts with no total warn above {_percent(CEILING)} over the last "
-                 f"{WINDOW} steps."),
+                 f"{WINDOW} steps. A warning is worth a look at the rollouts below; a share "
+                 f"that moves without one is within what chance gives."),
     }
 
 
@@ -164,14 +192,14 @@ def _share(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
-def _mean(series: list[tuple[int, float]]) -> float:
-    return statistics.fmean(value for _, value in series)
+def _mean(series: list[tuple[int, float, int]]) -> float:
+    return statistics.fmean(value for _, value, _ in series)
 
 
 def _percent(share: float) -> str:
     return f"{share * 100:.0f}%"
 
 
-def _span(series: list[tuple[int, float]]) -> str:
+def _span(series: list[tuple[int, float, int]]) -> str:
     first, last = series[0][0], series[-1][0]
     return f"step {first}" if first == last else f"steps {first}–{last}"
