@@ -24,6 +24,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from .models import FINISHED, LIVE, Job, JobStatus
+from .registry import job_kind_of
 
 # The pages poll every 1 to 3 s: writing progress more often only adds database
 # writes (one per item would be ~1,700 for an import of a grading batch, and a
@@ -95,13 +96,16 @@ def job_stop(*, job: Job, only: Q | None = None) -> bool:
                             progress={**(job.progress or {}), "stage": JobStatus.CANCELLED}))
 
 
-def job_cancel(*, job: Job, stopping: str, name: str | None = None) -> Cancel:
+def job_cancel(*, job: Job, stopping: str | None = None, name: str | None = None) -> Cancel:
     """Cancel a job (the contract is in the module docstring). `stopping`
     says what a running job's worker does ("will stop after its current
-    batch"); `name` is what the messages call the job (str(job) by default).
-    Refreshes `job`."""
+    batch"; by default what its kind says: jobs.registry); `name` is what
+    the messages call the job (str(job) by default). Refreshes `job`."""
     job.refresh_from_db()
     name = name or str(job)
+    stopping = stopping or job_kind_of(type(job)).stopping
+    if stopping is None:
+        raise ValueError(f"{name} cannot be cancelled: its kind offers no cancel")
     if job_stop(job=job):
         return Cancel(CancelOutcome.STOPPED, JobStatus.CANCELLED,
                       f"{name} cancelled before it started.")

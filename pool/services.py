@@ -13,6 +13,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from kombu.exceptions import OperationalError
 
+from jobs.dispatch import task_send
 from jobs.services import Cancel, job_cancel
 from rating.models import Grade
 from rating.selectors import renders_gradable
@@ -247,21 +248,17 @@ def render_fingerprints_queue(*, render_ids: Sequence[int]) -> None:
     transaction commits (pool.tasks.render_fingerprints_store_task). For the
     pool page, which computed them without storing: a broker that cannot be
     reached is logged, not raised, since the page has what it needs."""
-    from .tasks import render_fingerprints_store_task
-
     ids = sorted(render_ids)
 
-    def send() -> None:
-        try:
-            render_fingerprints_store_task.delay(ids)
-        except OperationalError as exc:
-            logger.warning("fingerprints of %d renders not queued: %s", len(ids), exc)
+    def unsent(exc: Exception) -> None:
+        if not isinstance(exc, OperationalError):
+            raise exc
+        logger.warning("fingerprints of %d renders not queued: %s", len(ids), exc)
 
-    transaction.on_commit(send)
+    task_send("pool.tasks.render_fingerprints_store_task", ids, on_error=unsent)
 
 
 def calibration_cancel(*, calibration: Calibration) -> Cancel:
     """Stop a calibration (jobs.services.job_cancel): a queued one at once, a
     running one between two prompts or two batches of comparisons."""
-    return job_cancel(job=calibration, stopping="will stop at its next prompt or batch of "
-                                                "comparisons")
+    return job_cancel(job=calibration)

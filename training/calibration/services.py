@@ -12,6 +12,7 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
+from jobs.dispatch import job_enqueue
 from pool.calibration import PER_MEMBER
 from pool.models import Calibration, PoolSnapshot
 
@@ -85,9 +86,7 @@ def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None
                     "versions": package_versions(("transformers", "torch")),
                     "launched": timezone.now().isoformat()},
             progress={"stage": "queued"})
-        from ..tasks import calibration_task
-
-        transaction.on_commit(lambda: calibration_task.delay(calibration.pk))
+        job_enqueue(job=calibration)
     return calibration
 
 

@@ -29,6 +29,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from jobs.dispatch import job_enqueue
 from jobs.models import LIVE
 from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live, job_stop
 
@@ -84,7 +85,7 @@ def run_launch(*, run: TrainingRun, user=None) -> TrainingRun:
                                          "max_steps": run.max_steps})
         if not launched:
             raise RunError(f"{run} was launched meanwhile")
-        _queue(run.pk, resume=False)
+        _queue(run, resume=False)
     run.refresh_from_db()
     return run
 
@@ -237,10 +238,8 @@ def package_versions(packages) -> dict[str, str | None]:
     return found
 
 
-def _queue(run_id: int, *, resume: bool) -> None:
-    from ..tasks import run_task
-
-    transaction.on_commit(lambda: run_task.delay(run_id, resume=resume))
+def _queue(run: TrainingRun, *, resume: bool) -> None:
+    job_enqueue(job=run, resume=resume)
 
 
 # --- cancel, resume, clone -------------------------------------------------------------------
@@ -279,7 +278,7 @@ def run_resume(*, run: TrainingRun) -> TrainingRun:
             progress={**(run.progress or {}), "stage": "queued"})
         if not queued:
             raise RunError(f"{run} changed meanwhile: reload and try again")
-        _queue(run.pk, resume=True)
+        _queue(run, resume=True)
     run.refresh_from_db()
     return run
 

@@ -2,11 +2,11 @@
 run, check its judges can still answer, discard what a resume trains again,
 train, finish.
 
-The worker claims a run by a conditional update (queued, or running with a
-stale heartbeat: jobs.services.job_claim), so a redelivered task message
-for a run that is finished, or running with a fresh heartbeat, does nothing.
-Every later write checks the claim (callbacks.Lease): a worker that lost its
-run stops without writing.
+The jobs runner claims a run under a lease (jobs.lease: queued, or running
+with a heartbeat older than PAINTRL_RUN_STALE_S), so a redelivered task
+message for a run that is finished, or running with a fresh heartbeat, does
+nothing. Every later write checks the claim (callbacks.Lease): a worker
+that lost its run stops without writing.
 
 Resuming continues from the last checkpoint and first deletes every step,
 rollout and probe after it: those rollouts came from weights the checkpoint never
@@ -20,66 +20,56 @@ A run with several processes, or an accelerate config, trains in child
 processes that `accelerate launch` starts and this worker watches
 (supervisor.py): they write through this worker's claim.
 
-Torch and TRL load only here, inside a claimed run (the engine's import)."""
+Torch and TRL load with this module (the engine's import), which only a
+worker running a run imports: the kind names its body by dotted path."""
 from __future__ import annotations
 
 import logging
-import os
-import socket
-import uuid
-from datetime import timedelta
 from pathlib import Path
 
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from jobs.services import job_claim, job_end
+from jobs.runner import ENDED, Ending, Running, job_run
+from jobs.services import job_end
 from sketches.models import Render, Sketch
 
 from ..models import Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
 from ..reward_signals import signals_unanswerable, unanswerable_text
 from ..rubrics import rubric_specs
-from . import conf
+from . import ranks
+from .callbacks import Lease
 from .checkpoints import checkpoint_resumable, checkpoints_discard
 from .config import GRPOConfig
+from .engine import engine_build, final_policy_save, memory_release, signal_context
+from .renderers import run_renderer
 from .services import RunError
+from .supervisor import log_path, processes_train
 
 logger = logging.getLogger(__name__)
 Status = TrainingRun.Status
 
 
 def run_execute(*, run_id: int, resume: bool = False, worker: str | None = None) -> TrainingRun:
-    """Train a queued (or stalled) run to its end; ends done, failed or
+    """Train a queued (or stalled) run to its end in this process (what its
+    worker runs: the "run" kind, training.kinds); ends done, failed or
     cancelled. Continues from the run's last checkpoint whenever it has one
     (`resume` only says why the task was sent)."""
-    token = f"{worker or socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-    if not _claim(run_id, token):
-        return TrainingRun.objects.get(pk=run_id)  # finished, or alive on another worker
-    from .callbacks import Lease, RunSuperseded
-
-    lease = Lease(run_id=run_id, token=token)
-    try:
-        _train(TrainingRun.objects.select_related("snapshot").get(pk=run_id), lease, resume)
-    except RunSuperseded:
-        logger.warning("run %s was taken over by another worker; %s stops", run_id, token)
-    except Exception as exc:  # recorded on the run; the worker lives on
-        logger.exception("run %s failed", run_id)
-        _finish(run_id, token, Status.FAILED, error=f"{type(exc).__name__}: {exc}")
+    job_run(kind="run", pk=run_id, worker=worker, options={"resume": resume})
     return TrainingRun.objects.get(pk=run_id)
 
 
-def _claim(run_id: int, token: str) -> bool:
-    now = timezone.now()
-    stale = now - timedelta(seconds=conf.stale_s())
-    claimable = Q(status=Status.QUEUED) | Q(status=Status.RUNNING, heartbeat__lt=stale)
-    return job_claim(model=TrainingRun, pk=run_id, claimable=claimable, worker=token,
-                     heartbeat=now)
+def run_body(running: Running) -> Ending:
+    """The run kind's body (jobs.runner): the run writes its own ending
+    through its lease, from whichever process trains it (module docstring)."""
+    lease = Lease(run_id=running.pk, token=running.lease.token)
+    run = TrainingRun.objects.select_related("snapshot").get(pk=running.pk)
+    _train(run, lease, bool(running.options.get("resume")))
+    return ENDED
 
 
 def _train(run: TrainingRun, lease, resume: bool) -> None:
-    from .supervisor import log_path, processes_train
-
     _reward_recheck(run)
     checkpoint = _resume_point(run, lease)
     start = run.checkpoint_step if checkpoint else 0
@@ -101,10 +91,6 @@ def run_train(*, run: TrainingRun, lease, checkpoint: Path | None,
     run done or cancelled. The run trains here, in the worker's process, or
     in each process `accelerate launch` started (supervisor.py), where only
     the main one renders and writes (ranks.py)."""
-    from . import ranks
-    from .engine import engine_build, final_policy_save, memory_release
-    from .renderers import run_renderer
-
     main = ranks.is_main()
     renders = GRPOConfig.from_launched(run.launched_config).renders
     engine = engine_build(run=run, lease=lease, renderer=run_renderer(renders) if main else None,
@@ -132,8 +118,6 @@ def _reward_recheck(run: TrainingRun) -> None:
     """The launch's check again, on the rubric and judges as launched: a
     judge that can no longer answer (its reward model deactivated since)
     would leave every rollout with no total, so the run fails and says why."""
-    from .engine import signal_context
-
     config = run.launched_config
     specs = rubric_specs(config["rubric"]["signals"], run.dropped_signals)
     found = signals_unanswerable(specs, signal_context(config, run.snapshot, []))
