@@ -185,9 +185,9 @@ class TestOnTheTrainWorker:
         assert tracked_rewards(run) == pytest.approx([s.reward_mean for s in steps])
 
         # A redelivered message for the finished run: claimed by no one, nothing changes.
-        from training.tasks import run_task
+        from jobs.tasks import job_task
 
-        assert run_task.delay(run.pk).get(timeout=60) == Status.DONE
+        assert job_task.delay("run", run.pk).get(timeout=60) == Status.DONE
         after = fresh(run)
         assert after.finished == run.finished and after.worker == run.worker
         assert steps_of(run) == [1, 2] and Rollout.objects.filter(run=run).count() == 4
