@@ -43,7 +43,7 @@ class Lease(JobLease):
 
     superseded = RunSuperseded
 
-    def __init__(self, *, run_id: int, token: str):
+    def __init__(self, run_id: int, token: str):
         super().__init__(model=TrainingRun, pk=run_id, token=token)
         self.run_id = run_id
 
