@@ -29,8 +29,8 @@ def _judges() -> dict:
 
 
 def _choices() -> dict:
-    return {**_judges(), "prompt_set": PromptSet.objects.create(name=f"rows prompts {next(_numbers)}"),
-            "rubric": Rubric.objects.create(name="rows rubric")}
+    prompts = PromptSet.objects.create(name=f"rows prompts {next(_numbers)}")
+    return {**_judges(), "prompt_set": prompts, "rubric": Rubric.objects.create(name="rows rubric")}
 
 
 def _row(model: type[Job]) -> Job:

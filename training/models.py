@@ -13,7 +13,9 @@ from jobs.models import Job, job_statuses
 from pool.models import PoolSnapshot, RewardModel
 from sketches.models import Render, Sketch
 
+from .judge_keys import api_key_env_problem
 from .judges.registry import DEFAULT_BACKEND, backend_choices
+from .rubrics import RubricError, signal_specs
 from .runs.conf import renders_default
 
 
@@ -59,16 +61,12 @@ class Rubric(NextVersion, models.Model):
                                                name="rubric_name_version_unique")]
 
     def clean(self):
-        from .rubrics import RubricError, signal_specs
-
         try:
             signal_specs(self.signals)
         except RubricError as error:
             raise ValidationError({"signals": str(error)}) from error
 
     def specs(self):
-        from .rubrics import signal_specs
-
         return signal_specs(self.signals)
 
 
@@ -103,8 +101,6 @@ class Judge(models.Model):
         ordering = ["name"]
 
     def clean(self):
-        from .judges.openai_compat import api_key_env_problem
-
         problem = api_key_env_problem(self.api_key_env)
         if problem:
             raise ValidationError({"api_key_env": problem})

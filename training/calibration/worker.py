@@ -49,6 +49,9 @@ def calibration_body(running: Running) -> Ending:
 
 
 def _calibrate(calibration: Calibration, lease: Lease) -> dict:
+    # Inside: runs.engine imports calibration (the re-calibration), the
+    # runs <-> calibration circle that moving sampling out of runs/ removes
+    # (issue 33, part 3, in hand elsewhere).
     from ..policy import policy_load
     from ..runs import conf
     from ..runs.engine import device_choose, memory_release

@@ -27,6 +27,7 @@ from trl import GRPOTrainer
 
 from ..calibration.recalibrate import Recalibrator
 from ..models import Judge
+from ..policy import policy_load
 from ..reward_signals import SignalContext, signal_context_for
 from ..rubrics import rubric_specs
 from . import conf, ranks
@@ -182,8 +183,6 @@ def engine_build(*, run, lease: Lease, renderer: ProcessRenderer | FleetRenderer
     import torch
     from datasets import Dataset
     from transformers.trainer_callback import PrinterCallback
-
-    from ..policy import policy_load
 
     config = run.launched_config
     grpo = GRPOConfig.from_launched(config)
