@@ -1,5 +1,5 @@
 """The writes that move a job (jobs.models.Job) along its life: claim it,
-write its progress, cancel it, finish it.
+cancel it, finish it (a worker's progress goes through its lease: lease.py).
 
 Every write is a queryset update, never save(): a job's row is written by two
 processes at once (its worker, and whoever cancels it), and save() would write
@@ -16,7 +16,6 @@ person who asked."""
 from __future__ import annotations
 
 import enum
-import time
 from dataclasses import dataclass
 
 from django.db.models import DateTimeField, F, Q, Value
@@ -123,24 +122,3 @@ def job_not_live(*, job: Job, name: str | None = None) -> Cancel:
     if status in FINISHED:
         return Cancel(CancelOutcome.NOT_LIVE, status, f"{name} has already finished ({status}).")
     return Cancel(CancelOutcome.NOT_LIVE, status, f"{name} has not been launched.")
-
-
-class ProgressWriter:
-    """Writes a job's progress fields at most every `every_s` seconds, and
-    whenever forced (the last write of a stage): a worker reports as often
-    as it likes, the database sees a few writes a second at most."""
-
-    def __init__(self, *, model: type[Job], pk: int, every_s: float = PROGRESS_EVERY_S):
-        self.model, self.pk, self.every_s = model, pk, every_s
-        self._last = float("-inf")
-
-    def write(self, *, force: bool = False, **fields) -> bool:
-        """Write `fields` (progress, counters) unless the last write was too
-        recent; True when written."""
-        now = time.monotonic()
-        if not force and now - self._last < self.every_s:
-            return False
-        # A queryset update, so a cancel flag set meanwhile is not overwritten.
-        self.model.objects.filter(pk=self.pk).update(**fields)
-        self._last = now
-        return True

@@ -156,10 +156,10 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     # Jobs (an import, a reward model, a replay, a run, a prompt optimisation,
     # a calibration) go by jobs.tasks.job_task to the queue their kind names
-    # (jobs.registry: each app's apps.py). Long jobs (a GRPO run: hours; the
-    # policy build: ~15 min) have the train worker to themselves; the short
-    # CPU jobs (reward-model training and scoring: seconds; a replay, a
-    # judge's agreement) have the short worker, so neither waits behind the
+    # (each app's kinds.py), not by these routes. Long work (a GRPO run:
+    # hours; the policy build: ~15 min) has the train worker to itself; short
+    # CPU work (reward-model training and scoring: seconds; a replay, a
+    # judge's agreement) has the short worker, so neither waits behind the
     # other. Each worker runs one task at a time.
     # Storing the pool page's perceptual fingerprints is a few ms a render:
     # behind a training job on the train queue it would wait for hours.

@@ -29,10 +29,8 @@ from pathlib import Path
 
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
 
 from jobs.runner import ENDED, Ending, Running, job_run
-from jobs.services import job_end
 from sketches.models import Render, Sketch
 
 from ..models import Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
@@ -82,7 +80,7 @@ def _train(run: TrainingRun, lease, resume: bool) -> None:
     if not grpo.distributed:
         run_train(run=run, lease=lease, checkpoint=checkpoint, progress_extra=extra)
     elif processes_train(run=run, lease=lease, checkpoint=checkpoint, progress_extra=extra):
-        _finish(run.pk, lease.token, Status.CANCELLED)  # stopped before a step boundary
+        lease.end(status=Status.CANCELLED)  # stopped before a step boundary
 
 
 def run_train(*, run: TrainingRun, lease, checkpoint: Path | None,
@@ -101,14 +99,14 @@ def run_train(*, run: TrainingRun, lease, checkpoint: Path | None,
         state = engine.trainer.state
         if engine.callback.cancelled:
             if main:
-                _finish(run.pk, lease.token, Status.CANCELLED)
+                lease.end(status=Status.CANCELLED)
             return
         if state.global_step < state.max_steps:
             raise RuntimeError(f"training stopped at step {state.global_step} of "
                                f"{state.max_steps}")
         final = final_policy_save(engine)
         if main:
-            _finish(run.pk, lease.token, Status.DONE, extra={"final_policy": str(final)})
+            lease.end(status=Status.DONE, extra={"final_policy": str(final)})
     finally:
         del engine
         memory_release()  # the worker lives on to take the next run
@@ -164,10 +162,3 @@ def rows_discard(run: TrainingRun, *, after_step: int) -> dict[str, int]:
                     "sketches kept for their grades)", run.pk, steps, removed, probed,
                     after_step, len(kept))
     return {"steps": steps, "rollouts": removed, "probes": probed, "sketches_kept": len(kept)}
-
-
-def _finish(run_id: int, token: str, status: str, *, error: str = "",
-            extra: dict | None = None) -> None:
-    """End the run as `status`, if this worker still holds it."""
-    job_end(model=TrainingRun, pk=run_id, status=status, extra=extra, only=Q(worker=token),
-            error=error, heartbeat=timezone.now())
