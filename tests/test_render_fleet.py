@@ -33,7 +33,7 @@ from tests.workers import (
     worker_kill,
 )
 from training.models import Rollout, TrainingRun, TrainingStep
-from training.policy.build import assistant_text
+from training.policy.chat import assistant_text
 from training.runs import services
 
 # The workers judge with the deadline the in-process test pool uses.

@@ -187,7 +187,8 @@ class TestOnTheTrainWorker:
         # A redelivered message for the finished run: claimed by no one, nothing changes.
         from jobs.tasks import job_task
 
-        assert job_task.delay("run", run.pk).get(timeout=60) == Status.DONE
+        again = job_task.apply_async(("run", run.pk), queue="train")
+        assert again.get(timeout=60) == Status.DONE
         after = fresh(run)
         assert after.finished == run.finished and after.worker == run.worker
         assert steps_of(run) == [1, 2] and Rollout.objects.filter(run=run).count() == 4
@@ -491,7 +492,7 @@ class TestRewardFunction:
             self, render_pool, settings, tmp_path, policy_dir):
         from transformers import TrainerState
 
-        from training.policy.build import assistant_text
+        from training.policy.chat import assistant_text
         from training.reward_signals import SignalContext
         from training.rubrics import signal_specs
         from training.runs.callbacks import Lease, StepBook
