@@ -34,7 +34,8 @@ def job_statuses(*earlier: tuple[str, str, str], qualname: str,
 
 class Job(models.Model):
     """A row a worker runs in the background and a page polls. Written only by
-    jobs.services (queryset updates: see its docstring)."""
+    jobs.services and the lease built on it (queryset updates: see its
+    docstring)."""
 
     Status = JobStatus
 
@@ -50,6 +51,10 @@ class Job(models.Model):
     started = models.DateTimeField(null=True, blank=True,
                                    help_text="When a worker first took it.")
     finished = models.DateTimeField(null=True, blank=True)
+    # The lease (jobs.lease): which worker holds the job, and its last word.
+    heartbeat = models.DateTimeField(null=True, blank=True,
+                                     help_text="Last sign of life from the worker.")
+    worker = models.CharField(max_length=200, blank=True)
 
     class Meta:
         abstract = True

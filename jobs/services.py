@@ -1,5 +1,5 @@
 """The writes that move a job (jobs.models.Job) along its life: claim it,
-write its progress, cancel it, finish it.
+cancel it, finish it (a worker's progress goes through its lease: lease.py).
 
 Every write is a queryset update, never save(): a job's row is written by two
 processes at once (its worker, and whoever cancels it), and save() would write
@@ -16,7 +16,6 @@ person who asked."""
 from __future__ import annotations
 
 import enum
-import time
 from dataclasses import dataclass
 
 from django.db.models import DateTimeField, F, Q, Value
@@ -24,6 +23,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from .models import FINISHED, LIVE, Job, JobStatus
+from .registry import job_kind_of
 
 # The pages poll every 1 to 3 s: writing progress more often only adds database
 # writes (one per item would be ~1,700 for an import of a grading batch, and a
@@ -95,13 +95,16 @@ def job_stop(*, job: Job, only: Q | None = None) -> bool:
                             progress={**(job.progress or {}), "stage": JobStatus.CANCELLED}))
 
 
-def job_cancel(*, job: Job, stopping: str, name: str | None = None) -> Cancel:
+def job_cancel(*, job: Job, stopping: str | None = None, name: str | None = None) -> Cancel:
     """Cancel a job (the contract is in the module docstring). `stopping`
     says what a running job's worker does ("will stop after its current
-    batch"); `name` is what the messages call the job (str(job) by default).
-    Refreshes `job`."""
+    batch"; by default what its kind says: jobs.registry); `name` is what
+    the messages call the job (str(job) by default). Refreshes `job`."""
     job.refresh_from_db()
     name = name or str(job)
+    stopping = stopping or job_kind_of(type(job)).stopping
+    if stopping is None:
+        raise ValueError(f"{name} cannot be cancelled: its kind offers no cancel")
     if job_stop(job=job):
         return Cancel(CancelOutcome.STOPPED, JobStatus.CANCELLED,
                       f"{name} cancelled before it started.")
@@ -119,24 +122,3 @@ def job_not_live(*, job: Job, name: str | None = None) -> Cancel:
     if status in FINISHED:
         return Cancel(CancelOutcome.NOT_LIVE, status, f"{name} has already finished ({status}).")
     return Cancel(CancelOutcome.NOT_LIVE, status, f"{name} has not been launched.")
-
-
-class ProgressWriter:
-    """Writes a job's progress fields at most every `every_s` seconds, and
-    whenever forced (the last write of a stage): a worker reports as often
-    as it likes, the database sees a few writes a second at most."""
-
-    def __init__(self, *, model: type[Job], pk: int, every_s: float = PROGRESS_EVERY_S):
-        self.model, self.pk, self.every_s = model, pk, every_s
-        self._last = float("-inf")
-
-    def write(self, *, force: bool = False, **fields) -> bool:
-        """Write `fields` (progress, counters) unless the last write was too
-        recent; True when written."""
-        now = time.monotonic()
-        if not force and now - self._last < self.every_s:
-            return False
-        # A queryset update, so a cancel flag set meanwhile is not overwritten.
-        self.model.objects.filter(pk=self.pk).update(**fields)
-        self._last = now
-        return True

@@ -58,7 +58,7 @@ def job_eta(live: LiveJob, counts: tuple[float, float] | None) -> str:
 def job_row(live: LiveJob) -> JobRow:
     counts = done_and_total(live)
     percent = round(100 * min(counts[0] / counts[1], 1.0)) if counts else None
-    url = reverse(live.kind.url_name, args=[live.job.pk])
+    url = reverse(live.kind.url_name, args=[getattr(live.job, live.kind.url_arg)])
     return JobRow(kind=live.kind.label, name=str(live.job), url=url,
                   status=live.job.get_status_display(), queue=live.queue,
                   position=live.position, percent=percent, eta=job_eta(live, counts))

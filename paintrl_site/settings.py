@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "jobs",
     "sketches",
     "rating",
     "pool",
@@ -161,23 +162,18 @@ CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
-    # Exact names win over patterns: an import needs no browser, so it runs
-    # on the default queue rather than the render workers'.
-    "sketches.tasks.import_job_task": {"queue": "default"},
+    # Jobs (an import, a reward model, a replay, a run, a prompt optimisation,
+    # a calibration) go by jobs.tasks.job_task to the queue their kind names
+    # (each app's kinds.py), not by these routes. Long work (a GRPO run:
+    # hours; the policy build: ~15 min) has the train worker to itself; short
+    # CPU work (reward-model training and scoring: seconds; a replay, a
+    # judge's agreement) has the short worker, so neither waits behind the
+    # other. Each worker runs one task at a time.
     # Storing the pool page's perceptual fingerprints is a few ms a render:
     # behind a training job on the train queue it would wait for hours.
     "pool.tasks.render_fingerprints_store_task": {"queue": "default"},
     "sketches.tasks.*": {"queue": "render"},
-    # Long jobs (a GRPO run: hours; the policy build: ~15 min) have the train
-    # worker to themselves; the short CPU jobs (reward-model training and
-    # scoring: seconds; a replay, a judge's agreement) have the short worker,
-    # so neither waits behind the other. Each worker runs one task at a time.
-    "training.tasks.run_task": {"queue": "train"},
     "training.tasks.policy_bootstrap_task": {"queue": "train"},
-    # A system prompt optimisation samples the policy and renders like a run.
-    "training.tasks.optimisation_task": {"queue": "train"},
-    # So does a reference calibration (the policy's rollouts, then the judge).
-    "training.tasks.calibration_task": {"queue": "train"},
     "training.tasks.*": {"queue": "short"},
     "pool.tasks.*": {"queue": "short"},
 }
@@ -300,6 +296,8 @@ PAINTRL_POLICY_BUILD_NICENESS = env_int("PAINTRL_POLICY_BUILD_NICENESS", 10)
 # A running run whose worker has been silent this long counts as stalled: the
 # admin may resume it from its last checkpoint.
 PAINTRL_RUN_STALE_S = env_int("PAINTRL_RUN_STALE_S", 1800)
+# Every other job's lease (jobs.registry.job_stale_s says what it bounds).
+PAINTRL_JOB_STALE_S = env_int("PAINTRL_JOB_STALE_S", 1800)
 # Checkpoints kept per run (older ones are deleted as new ones are saved).
 PAINTRL_RUN_KEEP_CHECKPOINTS = env_int("PAINTRL_RUN_KEEP_CHECKPOINTS", 2)
 # Torch threads on the train worker (0: torch's default). On the busy 2-core

@@ -4,6 +4,7 @@ members are read-only, as they are everywhere."""
 from django.contrib import admin
 
 from .models import PoolMember, PoolPin, PoolRule, PoolSnapshot
+from .reward import admin as _reward_admin  # noqa: F401 - its admin lives beside its code
 from .rules import pool_rule_current
 
 

@@ -6,6 +6,6 @@ class PoolConfig(AppConfig):
     verbose_name = "Reference pool"
 
     def ready(self):
-        # The reward model's admin lives beside its code (pool/reward/admin.py);
-        # admin autodiscovery only imports pool/admin.py.
-        from .reward import admin as _reward_admin  # noqa: F401
+        # Inside ready(): the kinds name models, which load only once every
+        # app is (Django's rule for AppConfig.ready).
+        from . import kinds  # noqa: F401

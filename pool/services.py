@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from kombu.exceptions import OperationalError
 
+from jobs.dispatch import task_send
 from jobs.models import JobStatus
 from rating.models import Grade
 from rating.selectors import renders_gradable
@@ -237,14 +238,11 @@ def render_fingerprints_queue(*, render_ids: Sequence[int]) -> None:
     transaction commits (pool.tasks.render_fingerprints_store_task). For the
     pool page, which computed them without storing: a broker that cannot be
     reached is logged, not raised, since the page has what it needs."""
-    from .tasks import render_fingerprints_store_task
-
     ids = sorted(render_ids)
 
-    def send() -> None:
-        try:
-            render_fingerprints_store_task.delay(ids)
-        except OperationalError as exc:
-            logger.warning("fingerprints of %d renders not queued: %s", len(ids), exc)
+    def unsent(exc: Exception) -> None:
+        if not isinstance(exc, OperationalError):
+            raise exc
+        logger.warning("fingerprints of %d renders not queued: %s", len(ids), exc)
 
-    transaction.on_commit(send)
+    task_send("pool.tasks.render_fingerprints_store_task", ids, on_error=unsent)

@@ -1,15 +1,15 @@
 """Celery tasks of the pool app: thin, take ids, call a service. Routed to
 the `short` queue (settings.CELERY_TASK_ROUTES), whose worker runs one
 CPU-bound task at a time; storing fingerprints, which is quick, goes to
-`default`."""
+`default`. A reward model's training is a job (pool.kinds: jobs.tasks runs
+it). The services queue these by name (jobs.dispatch.task_send), so this
+module imports them and they import nothing of it."""
 from celery import shared_task
 
-
-@shared_task
-def train_reward_model_task(reward_model_id: int) -> str:
-    from pool.reward.services import reward_model_train
-
-    return reward_model_train(reward_model_id=reward_model_id).status
+from pool.models import RewardModel
+from pool.reward.scoring import renders_score
+from pool.services import render_fingerprints_store
+from sketches.models import Render
 
 
 @shared_task
@@ -17,10 +17,6 @@ def score_renders_task(reward_model_id: int, render_ids: list[int] | None = None
     """Score renders (all finished ones by default) with a reward model, if it
     is still the active one: a model replaced meanwhile must not overwrite
     the newer model's scores."""
-    from pool.models import RewardModel
-    from pool.reward.scoring import renders_score
-    from sketches.models import Render
-
     reward_model = RewardModel.objects.filter(pk=reward_model_id, active=True).first()
     if reward_model is None:
         return 0
@@ -32,8 +28,5 @@ def score_renders_task(reward_model_id: int, render_ids: list[int] | None = None
 def render_fingerprints_store_task(render_ids: list[int]) -> int:
     """Store the fingerprints the pool page computed without storing; returns
     how many of these renders have one now."""
-    from pool.services import render_fingerprints_store
-    from sketches.models import Render
-
     renders = Render.objects.filter(pk__in=render_ids).only("pk", "png")
     return len(render_fingerprints_store(renders=renders))

@@ -55,6 +55,7 @@ def arguments() -> argparse.Namespace:
 def run_check(name: str, settings: dict, *, policy: str, steps: int, device: str) -> None:
     import torch
 
+    # After main()'s django.setup() on the scratch database the arguments chose.
     from training.models import Judge, PromptSet, Rubric, SystemPrompt, TrainingRun, TrainingStep
     from training.presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
     from training.runs.services import RunError, run_launch

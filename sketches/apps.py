@@ -7,6 +7,9 @@ class SketchesConfig(AppConfig):
     verbose_name = "Sketches and renders"
 
     def ready(self):
+        # Inside ready(): the kinds and the access rules name models, which load
+        # only once every app is (Django's rule for AppConfig.ready).
+        from . import kinds  # noqa: F401
         from .access import curator_group_ensure
 
         # After every migrate (and a test's flush): the role the access checks name exists.

@@ -40,7 +40,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
-from celery import states
+from celery import current_app, states
 from celery.backends.base import BaseKeyValueStoreBackend
 from django.core.exceptions import ImproperlyConfigured
 
@@ -48,9 +48,13 @@ from .conf import fleet_wait_s, renderer_config
 from .renderer import shared_pool
 from .renderer.pool import render_bound_s
 from .rendering import UNAVAILABLE, RenderOutcome, render_text
+from .selectors import renderer_version_current
+from .services import ASKED  # a training step waits on these renders
 
 log = logging.getLogger(__name__)
 
+# The task a render is sent as (sketches.tasks, which imports this module).
+FLEET_RENDER_TASK = "sketches.tasks.fleet_render_task"
 # How often the client reads the backend. A render takes 1-30 s here, so a
 # quarter second adds little to a batch; one MGET for all attempts out, and
 # PNGs are read only once (then deleted), so polling costs Redis little.
@@ -115,8 +119,6 @@ def fleet_render_unpack(result: dict) -> FleetRender:
 def unavailable(error: str) -> RenderOutcome:
     """No verdict: `error` says why. Stamped with the current renderer, as
     an in-process unavailable render is, so it does not count as stale."""
-    from .selectors import renderer_version_current
-
     return RenderOutcome(UNAVAILABLE, [], {}, [error], renderer_version=renderer_version_current())
 
 
@@ -157,9 +159,9 @@ class _Batch:
     """One call of fleet_render: sends, collects, sends again, gives up."""
 
     def __init__(self, texts, seeds, keys, wait_s: float):
-        from .tasks import fleet_render_task
-
-        self.task, self.app, self.wait_s = fleet_render_task, fleet_render_task.app, wait_s
+        # By name: the tasks module imports this one (it runs fleet_render_execute).
+        task = current_app.tasks[FLEET_RENDER_TASK]
+        self.task, self.app, self.wait_s = task, task.app, wait_s
         self.backend = self.app.backend
         if not isinstance(self.backend, BaseKeyValueStoreBackend):
             raise ImproperlyConfigured(
@@ -197,8 +199,6 @@ class _Batch:
         return [r.result for r in self.renders]
 
     def _send(self, render: _Render) -> None:
-        from .services import ASKED  # a training step waits on these renders
-
         render.sends += 1
         task_id = f"fleet:{render.key}:{render.sends}:{uuid.uuid4().hex[:12]}"
         # The AsyncResult is not kept: a client outside a worker subscribes to

@@ -3,7 +3,11 @@ from __future__ import annotations
 
 from django.db.models import Count, QuerySet
 
+from .conf import renderer_config, score_size
 from .models import IMPORTED_RENDERER, Render
+from .renderer.libraries import installed_versions
+from .renderer.paint import downscale
+from .rendering import renderer_version_of
 
 
 def render_status_counts() -> dict[str, int]:
@@ -22,10 +26,6 @@ def renderer_version_current() -> str:
     """The renderer_version a render made now gets, without starting a
     browser: a pool's library_versions are the package.json versions of the
     files it loads, read here from the same place."""
-    from .conf import renderer_config
-    from .renderer.libraries import installed_versions
-    from .rendering import renderer_version_of
-
     config = renderer_config()
     return renderer_version_of(installed_versions(config.library_dir), config)
 
@@ -51,9 +51,6 @@ def renders_recent(limit: int = 12):
 def render_scoring_png(render: Render) -> bytes:
     """The render downscaled to PAINTRL_SCORE_SIZE, the copy judges and
     scorers read (full-size PNGs stay on disk for people)."""
-    from .conf import score_size
-    from .renderer.paint import downscale
-
     with render.png.open("rb") as f:
         return downscale(f.read(), score_size())
 

@@ -15,6 +15,8 @@ from django.core.files.storage import Storage
 from django.db import transaction
 from django.utils import timezone
 
+from jobs.dispatch import task_send
+
 from .conf import png_in_use
 from .models import Render, Sketch
 from .renderer import RenderPool, shared_pool
@@ -43,10 +45,8 @@ BULK = 9
 def render_create(*, sketch: Sketch, seed: int = 0, priority: int = ASKED) -> Render:
     """A pending render, queued on the `render` queue once the transaction
     commits, at `priority` (ASKED or BULK)."""
-    from .tasks import render_task
-
     render = Render.objects.create(sketch=sketch, seed=seed)
-    transaction.on_commit(lambda: render_task.apply_async((render.pk,), priority=priority))
+    task_send("sketches.tasks.render_task", render.pk, priority=priority)
     return render
 
 

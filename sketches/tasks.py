@@ -39,11 +39,3 @@ def render_batch_task(self, render_ids: list[int]) -> dict:
 def fleet_render_task(self, text: str, seed: int) -> dict:
     return fleet.fleet_render_execute(text=text, seed=seed, worker=self.request.hostname)
 
-
-# Routed to the default queue by its exact name in CELERY_TASK_ROUTES (the
-# rest of this module goes to the render queue): an import needs no browser.
-@shared_task
-def import_job_task(import_job_id: int) -> str:
-    from .importing.jobs import import_job_run
-
-    return import_job_run(job_id=import_job_id).status

@@ -23,12 +23,12 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from PIL import Image, ImageDraw
 
-from paintrl_site.celery import app as celery_app
+from jobs.registry import job_kind
+from jobs.tasks import job_task
 from rating.models import Grade
 from sketches.importing import ErrorCode, import_path
 from sketches.importing.images import PNG_SIGNATURE
 from sketches.models import ImportJob, Render, Sketch
-from sketches.tasks import import_job_task
 from tests.workers import TEST_REDIS_URL, run_worker, wait_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
@@ -448,9 +448,9 @@ class TestUploadPage:
         assert (job.status, job.uploaded_by, job.original_filename) == ("queued", staff,
                                                                         "my batch.zip")
         assert re.fullmatch(r"imports/[0-9a-f]{32}\.zip", job.archive.name)
-        assert len(queued) == 1  # import_job_task.delay, once the upload committed
+        assert len(queued) == 1  # job_task's message, once the upload committed
 
-        assert import_job_task(job.pk) == "done"  # what the worker runs
+        assert job_task("import", job.pk) == "done"  # what the worker runs
 
         job.refresh_from_db()
         assert (job.done, job.total, job.finished is not None) == (5, 5, True)
@@ -471,7 +471,7 @@ class TestUploadPage:
         assert polling.content.strip().startswith(b'<section id="import-job"')
         assert b'hx-trigger="every 1s"' in polling.content and b"<html" not in polling.content
 
-        import_job_task(job.pk)
+        job_task("import", job.pk)
         done = client.get(url)
         assert b"hx-trigger" not in done.content
         assert b"broken.js" in done.content and b"not_utf8" in done.content
@@ -492,7 +492,7 @@ class TestUploadPage:
                     {"archive": upload_file("lines.jsonl", data)})
         job = ImportJob.objects.get()
         assert job.archive.name.endswith(".jsonl")
-        assert import_job_task(job.pk) == "done"
+        assert job_task("import", job.pk) == "done"
         assert Sketch.objects.get().prompt == "p"
 
     def test_an_unreadable_archive_fails_the_job_with_the_reason(self, client, staff):
@@ -500,7 +500,7 @@ class TestUploadPage:
         client.post(reverse("sketches:import_upload"),
                     {"archive": upload_file("bad.zip", b"PK\x03\x04 but nothing else")})
         job = ImportJob.objects.get()
-        assert import_job_task(job.pk) == "failed"
+        assert job_task("import", job.pk) == "failed"
         job.refresh_from_db()
         assert job.error == "bad.zip is named .zip but is not a zip archive"
         assert b"bad.zip is named .zip but is not a zip archive" in client.get(
@@ -530,10 +530,8 @@ class TestUploadPage:
 
 
 class TestImportTaskRouting:
-    def test_import_task_goes_to_the_default_queue_despite_the_sketches_route(self):
-        options = import_job_task._get_exec_options()  # what apply_async routes with
-        route = celery_app.amqp.router.route(options, import_job_task.name)
-        assert route["queue"].name == "default"
+    def test_an_import_goes_to_the_default_queue_not_the_render_workers(self):
+        assert job_kind("import").queue == "default"
 
 
 # --- the real worker ---------------------------------------------------------

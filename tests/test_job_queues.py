@@ -8,6 +8,7 @@ import re
 import pytest
 from django.conf import settings as django_settings
 
+from jobs.registry import job_kind, job_kinds
 from paintrl_site.celery import app as celery_app
 from pool.models import RewardModel
 from pool.reward import services
@@ -16,9 +17,10 @@ from tests.reward_data import SMALL_CONFIG, toy_graded_renders
 from tests.train_worker import run_short_worker, run_train_worker
 from tests.workers import ROOT, wait_for
 
-LONG = ["training.tasks.run_task", "training.tasks.policy_bootstrap_task"]
-SHORT = ["pool.tasks.train_reward_model_task", "pool.tasks.score_renders_task",
-         "training.tasks.replay_task", "training.tasks.judge_agreement_task"]
+LONG_TASKS = ["training.tasks.policy_bootstrap_task"]
+LONG_JOBS = ["run", "prompt_optimisation", "calibration"]
+SHORT_TASKS = ["pool.tasks.score_renders_task", "training.tasks.judge_agreement_task"]
+SHORT_JOBS = ["reward_model", "replay"]
 
 
 def queue_of(task_name: str) -> str:
@@ -27,16 +29,19 @@ def queue_of(task_name: str) -> str:
 
 class TestRoutes:
     def test_long_jobs_go_to_the_train_queue(self):
-        assert {queue_of(name) for name in LONG} == {"train"}
+        assert {queue_of(name) for name in LONG_TASKS} == {"train"}
+        assert {job_kind(name).queue for name in LONG_JOBS} == {"train"}
 
     def test_short_jobs_go_to_a_queue_of_their_own(self):
-        assert {queue_of(name) for name in SHORT} == {"short"}
+        assert {queue_of(name) for name in SHORT_TASKS} == {"short"}
+        assert {job_kind(name).queue for name in SHORT_JOBS} == {"short"}
 
     def test_every_routed_queue_has_a_worker_in_the_procfile(self):
         procfile = (ROOT / "Procfile").read_text()
         served = set(re.findall(r"-Q (\w+)", procfile))
         routed = {route["queue"] for route in django_settings.CELERY_TASK_ROUTES.values()}
-        assert routed | {django_settings.CELERY_TASK_DEFAULT_QUEUE} <= served
+        kinds = {kind.queue for kind in job_kinds()}
+        assert routed | kinds | {django_settings.CELERY_TASK_DEFAULT_QUEUE} <= served
 
 
 @pytest.mark.worker

@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
+from jobs.lease import Lease
 from jobs.models import FINISHED, Job, JobStatus
 from jobs.selectors import job_cancel_requested
 from jobs.services import (
     CancelOutcome,
-    ProgressWriter,
     job_cancel,
     job_claim,
     job_finish,
@@ -110,10 +110,16 @@ class TestCancel:
         assert job_cancel(job=row, stopping="will stop").outcome == CancelOutcome.NOT_LIVE
 
 
-class TestProgressWriter:
+def leased(row: RewardModel, every_s: float) -> Lease:
+    lease = Lease(model=RewardModel, pk=row.pk, token="here", every_s=every_s)
+    assert lease.claim(stale_s=60)
+    return lease
+
+
+class TestProgressWrites:
     def test_writes_are_throttled_unless_forced(self):
         row = job()
-        writer = ProgressWriter(model=RewardModel, pk=row.pk, every_s=3600)
+        writer = leased(row, every_s=3600)
         assert writer.write(progress={"n": 1})  # the first is always written
         assert not writer.write(progress={"n": 2})
         assert fresh(row).progress == {"n": 1}
@@ -122,7 +128,7 @@ class TestProgressWriter:
 
     def test_a_progress_write_keeps_a_cancel_flag_set_meanwhile(self):
         row = job(status=JobStatus.RUNNING)
-        writer = ProgressWriter(model=RewardModel, pk=row.pk, every_s=0)
+        writer = leased(row, every_s=0)
         job_cancel(job=RewardModel.objects.get(pk=row.pk), stopping="will stop")
         writer.write(progress={"epoch": 2})
         assert fresh(row).cancel_requested and fresh(row).progress == {"epoch": 2}

@@ -8,11 +8,14 @@ from datetime import timedelta
 from django.urls import reverse
 from django.utils import timezone
 
+from jobs.registry import job_kind, job_kinds
 from pool.models import RewardModel
 from sketches import services as sketch_services
 from sketches.models import ImportJob, Render
+from tests.job_rows import job_row
 from tests.rating_data import curator_create
 from tests.run_data import run_create
+from training.models import Calibration
 
 JOBS = reverse("jobs")
 
@@ -33,6 +36,28 @@ class TestTheTable:
         assert places[("Reward model", str(newer))] == ("short", 2)
         # Its pk, not 1: PostgreSQL's sequences do not restart between tests.
         assert places[("Import", f"Import {upload.pk} of grades.zip: queued")] == ("default", 1)
+
+    def test_every_registered_kind_is_listed_with_its_queue_and_page(self, staff_client, client):
+        rows = {row.kind: row for row in client.get(JOBS).context["rows"]}
+        assert rows == {}
+        made = {kind.label: (kind, job_row(kind)) for kind in job_kinds()}
+        rows = {row.kind: row for row in client.get(JOBS).context["rows"]}
+        assert set(rows) == set(made) >= {"Calibration", "Import", "Training run"}
+        for label, (kind, job) in made.items():
+            assert rows[label].queue == kind.queue
+            assert rows[label].url == reverse(kind.url_name, args=[getattr(job, kind.url_arg)])
+
+    def test_a_queued_calibration_counts_in_the_train_queue_places(self, staff_client, client):
+        calibration = job_row(job_kind("calibration"))
+        run = job_row(job_kind("run"))
+        Calibration.objects.filter(pk=calibration.pk).update(
+            created=timezone.now() - timedelta(1))
+        rows = {row.kind: row for row in client.get(JOBS).context["rows"]}
+        assert (rows["Calibration"].queue, rows["Calibration"].position) == ("train", 1)
+        assert (rows["Training run"].queue, rows["Training run"].position) == ("train", 2)
+        assert rows["Calibration"].url == reverse("pool:snapshot",
+                                                  args=[calibration.snapshot_id])
+        assert str(run) in client.get(JOBS).content.decode()
 
     def test_a_running_run_shows_its_share_done_and_time_left(self, staff_client, client):
         run = run_create(progress={"step": 1, "max_steps": 4, "eta_s": 240})

@@ -15,13 +15,13 @@ from sketches.painter import paint
 from training.policy import policy_load
 from training.policy.build import (
     POLICY_RECORD,
-    chat_render,
     logits_scale,
     model_build,
     policy_bootstrap,
     policy_record,
     tokenizer_train,
 )
+from training.policy.chat import chat_render
 from training.policy.corpus import (
     chat_texts,
     code_compact,

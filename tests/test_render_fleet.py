@@ -32,7 +32,7 @@ from tests.workers import (
     worker_kill,
 )
 from training.models import Rollout, TrainingRun, TrainingStep
-from training.policy.build import assistant_text
+from training.policy.chat import assistant_text
 from training.runs import services
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]

@@ -7,10 +7,13 @@ refused with the way out or dropped openly, cancel and resume, the pages
 from __future__ import annotations
 
 from collections import Counter
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
+from jobs.registry import job_stale_s
 from tests.lab_data import GROUP_SIZE, lab_world
 from tests.rating_data import curator_create, renders_create
 from tests.workers import wait_for
@@ -266,7 +269,14 @@ class TestReplay:
         # A worker died halfway: half the values were never saved.
         half = list(replay.items.values_list("pk", flat=True))[::2]
         ReplayItem.objects.filter(pk__in=half).update(values={})
-        Replay.objects.filter(pk=replay.pk).update(status="running")
+        # While its lease is fresh the job is still its worker's: left alone.
+        Replay.objects.filter(pk=replay.pk).update(status="running", worker="other",
+                                                   heartbeat=timezone.now())
+        assert replay_run(replay_id=replay.pk).status == "running"
+        assert ReplayItem.objects.filter(pk__in=half, values={}).count() == len(half)
+        # Once its worker has been silent PAINTRL_JOB_STALE_S, the next delivery takes over.
+        Replay.objects.filter(pk=replay.pk).update(
+            heartbeat=timezone.now() - timedelta(seconds=job_stale_s() + 1))
         resumed = replay_run(replay_id=replay.pk)
         assert resumed.status == "done"
         assert {item.pk: item.values for item in resumed.items.all()} == values

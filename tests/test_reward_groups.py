@@ -62,7 +62,7 @@ class TestOneSeedAndOneDrawOfReferencesPerGroup:
     def step(reward, global_step: int, prompts: list[str]) -> list[float | None]:
         from transformers import TrainerState
 
-        from training.policy.build import assistant_text
+        from training.policy.chat import assistant_text
 
         text = assistant_text(LINES)
         return reward(prompts=[[{"role": "user", "content": p}] for p in prompts],

@@ -5,8 +5,8 @@ recorded with its reason, a redelivered message changing nothing)."""
 from __future__ import annotations
 
 import pytest
-from django.conf import settings as django_settings
 
+from jobs.registry import job_kind
 from jobs.services import CancelOutcome
 from pool.models import RewardModel
 from pool.reward import services
@@ -83,4 +83,4 @@ class TestJobStates:
         with django_capture_on_commit_callbacks() as callbacks:
             services.reward_model_create(config=SMALL_CONFIG)
         assert len(callbacks) == 1
-        assert django_settings.CELERY_TASK_ROUTES["pool.tasks.*"] == {"queue": "short"}
+        assert job_kind("reward_model").queue == "short"

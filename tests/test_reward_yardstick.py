@@ -153,7 +153,7 @@ class TestAdminAction:
         assert yardstick.status == RewardModel.Status.QUEUED
         assert yardstick.config["disjoint_from"] == judge.version
         assert yardstick.created_by.username == "admin"
-        assert len(callbacks) == 1  # train_reward_model_task, routed to the short queue
+        assert len(callbacks) == 1  # the reward_model job, on the short queue
         trained(yardstick)
         change = admin_client.get(reverse("admin:pool_rewardmodel_change", args=[yardstick.pk]))
         assert f"A yardstick:</b> none of v{judge.version}'s train split" in (

@@ -259,7 +259,7 @@ class TestScores:
         from sketches.rendering import OK, UNAVAILABLE, RenderOutcome
         from training.judges import Picture
         from training.judges.local import LocalRewardModelJudge
-        from training.policy.build import assistant_text
+        from training.policy.chat import assistant_text
         from training.runs.probe.samples import ProbePlan, Prober
         from training.sampling.renderers import ProcessRenderer
 

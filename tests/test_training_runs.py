@@ -131,9 +131,10 @@ class TestOnTheTrainWorker:
         assert tracked_rewards(run) == pytest.approx([s.reward_mean for s in steps])
 
         # A redelivered message for the finished run: claimed by no one, nothing changes.
-        from training.tasks import run_task
+        from jobs.tasks import job_task
 
-        assert run_task.delay(run.pk).get(timeout=60) == Status.DONE
+        again = job_task.apply_async(("run", run.pk), queue="train")
+        assert again.get(timeout=60) == Status.DONE
         after = fresh(run)
         assert after.finished == run.finished and after.worker == run.worker
         assert steps_of(run) == [1, 2] and Rollout.objects.filter(run=run).count() == 4
@@ -436,7 +437,7 @@ class TestRewardFunction:
             self, media, render_pool, test_policy):
         from transformers import TrainerState
 
-        from training.policy.build import assistant_text
+        from training.policy.chat import assistant_text
         from training.reward_signals import SignalContext
         from training.rubrics import signal_specs
         from training.runs.callbacks import Lease, StepBook

@@ -4,6 +4,8 @@ prompt set. Run by data migrations, and safe to run again (existing rows are
 left as they are, edits included)."""
 from __future__ import annotations
 
+from sketches.painter import SUBJECTS, paint
+
 from .rubrics import PRESETS
 
 LOCAL_JUDGE = "local"
@@ -62,8 +64,6 @@ SYSTEM_PROMPT = SYSTEM_PROMPTS[max(SYSTEM_PROMPTS)]
 
 def prompts_default() -> list[str]:
     """Two painter prompts per subject: the prompts the built-in policy knows."""
-    from sketches.painter import SUBJECTS, paint
-
     return [paint(seed, subject=subject).prompt for subject in SUBJECTS for seed in (0, 1)]
 
 

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from pool.sampling import references_sample
 from sketches import gate
 from sketches.rendering import OK, REJECTED, UNAVAILABLE
 
@@ -274,8 +275,6 @@ def _pairwise(spec, rollouts, context):
     rollout's prompt (seeded by its group, or its key); a comparison the judge
     could not answer is left out of the fraction, and a rollout with none
     answered is None."""
-    from pool.sampling import references_sample
-
     values: list[float | None] = [0.0 if r.status == REJECTED else None for r in rollouts]
     chosen = [i for i, r in enumerate(rollouts) if r.status == OK and r.picture is not None]
     if not chosen:

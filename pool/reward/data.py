@@ -28,7 +28,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from rating.models import Comparison, Grade
 from rating.sources import comparisons_count, comparisons_decided, grade_sources
+from sketches.models import Render
 
 TRAIN, VALIDATION, TEST = "train", "validation", "test"
 SPLITS = (TRAIN, VALIDATION, TEST)
@@ -211,8 +213,6 @@ def graded_set_from_db(*, sources: str = "auto",
     `sources` (a rating.sources choice: "auto", "human" or "simulated"), with
     its mean grade. The sources used are recorded with the model, so a score
     learnt from the simulated curator is always labelled so."""
-    from rating.models import Grade
-
     chosen = grade_sources(sources)
     rows = (Grade.objects.filter(source__in=chosen, render__status="ok")
             .exclude(render__png="")
@@ -240,9 +240,6 @@ def graded_set_from_db(*, sources: str = "auto",
 def _with_comparisons(graded: GradedSet) -> GradedSet:
     """`graded` with every left/right comparison of two rendered renders, and
     the compared renders nobody graded."""
-    from rating.models import Comparison
-    from sketches.models import Render
-
     rows = comparisons_decided().values_list("left_id", "right_id", "choice")
     pairs = [(left, right) if choice == Comparison.Choice.LEFT else (right, left)
              for left, right, choice in rows]

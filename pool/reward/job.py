@@ -1,20 +1,21 @@
-"""One reward-model training job's steps, between its claim and its finish
-(services.reward_model_train): read the graded set, decode the renders, fit a
-scorer, measure it on the held-out split. Progress is written as it goes and
-the cancel flag read between epochs; what the job ends with is the caller's
-to store.
+"""The reward-model kind's body (jobs.runner; registered in pool.kinds):
+read the graded set, decode the renders, fit a scorer, measure it on the
+held-out split, store the weights. Progress is written as it goes and the
+cancel flag read between epochs.
 
-Torch loads only here, inside run(): importing the module costs nothing."""
+Torch loads with this module, which only a worker running the job imports
+(the kind names it by its dotted path): the services and pages never do."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
 import numpy as np
+import torch
+from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
-from jobs.selectors import job_cancel_requested
-from jobs.services import ProgressWriter
+from jobs.runner import Ending, JobStopped, Running
 from pool.models import RewardModel
 from rating.sources import SIMULATED_SOURCE
 
@@ -22,7 +23,9 @@ from .conf import backbone_path, feature_cache_dir, torch_threads
 from .config import BACKBONE, TrainConfig
 from .data import TEST, TRAIN, VALIDATION
 from .disjoint import graded_set_for
+from .features import load_images
 from .metrics import comparison_accuracy, evaluate, grade_boundaries, pairwise_accuracy
+from .train import ComparedImages, TrainingCancelled, fit, new_scorer
 
 # Keys of RewardModel.config about the job rather than the training.
 JOB_OPTIONS = ("activate",)
@@ -37,30 +40,39 @@ class Trained:
     training_data: dict  # GradedSet.summary(): the renders and grades it saw
 
 
-class TrainingJob:
-    """reward_model_train's steps, sharing the job row and its progress."""
+def reward_model_body(running: Running) -> Ending:
+    """Train and measure, store the weights; a cancel stops it between
+    epochs (JobStopped, with the epochs it ran)."""
+    reward_model = RewardModel.objects.get(pk=running.pk)
+    job = TrainingJob(reward_model, running)
+    try:
+        trained = job.run()
+    except TrainingCancelled as cancelled:
+        raise JobStopped(extra={"epochs_run": cancelled.epochs_run}) from cancelled
+    reward_model.weights.save(f"reward-model-v{reward_model.version}.pt",
+                              ContentFile(trained.weights), save=False)
+    return Ending(extra={"percent": 100},
+                  fields={"weights": reward_model.weights.name, "metrics": trained.metrics,
+                          "training_data": trained.training_data})
 
-    def __init__(self, reward_model: RewardModel, on_progress=None):
+
+class TrainingJob:
+    """The body's steps, sharing the job's lease and its progress."""
+
+    def __init__(self, reward_model: RewardModel, running: Running):
         self.reward_model = reward_model
-        self.on_progress = on_progress
-        self.last_progress: dict = {}
-        self._writer = ProgressWriter(model=RewardModel, pk=reward_model.pk)
+        self.running = running
 
     def progress(self, values: dict, *, force: bool = False) -> None:
-        self.last_progress = values
-        if self.on_progress is not None:
-            self.on_progress(values)
-        self._writer.write(force=force, progress=values)
+        if self.running.on_progress is not None:
+            self.running.on_progress(values)
+        self.running.lease.write(force=force, progress=values)
 
     def cancel_requested(self) -> bool:
-        return job_cancel_requested(model=RewardModel, pk=self.reward_model.pk)
+        return self.running.lease.cancel_requested()
 
     def run(self) -> Trained:
         """Train and measure; train.TrainingCancelled when asked to stop."""
-        import torch
-
-        from .train import ComparedImages, TrainingCancelled, fit, new_scorer
-
         if self.cancel_requested():
             raise TrainingCancelled(0)
         options = {k: v for k, v in self.reward_model.config.items() if k not in JOB_OPTIONS}
@@ -98,8 +110,6 @@ class TrainingJob:
                        training_data=training_data)
 
     def _decode(self, graded, image_size: int):
-        from .features import load_images
-
         total = len(graded.all_items)
         self.progress({"stage": "decoding renders", "done": 0, "total": total}, force=True)
         return load_images(

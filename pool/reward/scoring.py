@@ -32,7 +32,7 @@ def model_label(reward_model) -> str:
 
 def scorer_for(reward_model):
     """The model's Scorer, loaded once per process and weights file."""
-    from .model import Scorer
+    from .model import Scorer  # torch: the web imports this module (services, the admin)
 
     if not reward_model.weights:
         raise ValueError(f"{reward_model} has no weights file: it has not finished training")
@@ -64,7 +64,7 @@ def renders_score(*, reward_model, renders: QuerySet[Render] | None = None,
     renders by default); returns how many were scored."""
     import torch
 
-    from .features import load_images
+    from .features import load_images  # torch, like the import above
 
     torch.set_num_threads(torch_threads())
     scorer = scorer_for(reward_model)

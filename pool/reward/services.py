@@ -7,23 +7,24 @@ failed | cancelled. Cancelling sets a flag the running job reads between
 epochs; a queued job is cancelled at once. Training a finished job again
 changes nothing (a redelivered task message is harmless).
 
-Torch loads only when a job trains (job.TrainingJob.run): the web process
-imports this module for the admin, and should not pay for it."""
+Torch loads only when a job trains (job.py, the kind's body, which only a
+worker imports): the web process imports this module for the admin, and
+should not pay for it."""
 from __future__ import annotations
 
 import logging
 
-from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.db.models import Max, QuerySet
 
-from jobs.services import Cancel, job_cancel, job_claim, job_finish
+from jobs.dispatch import job_enqueue, task_send
+from jobs.runner import job_run
+from jobs.services import Cancel, job_cancel
 from pool.models import RewardModel
 from sketches.models import Render
 
 from .config import TrainConfig
 from .disjoint import graded_set_for, yardstick_config
-from .job import Trained, TrainingJob
 from .scoring import renders_score
 from .selectors import reward_model_active
 
@@ -55,9 +56,7 @@ def reward_model_create(*, created_by=None, config: dict | None = None, activate
     else:
         raise RuntimeError("could not allocate a reward model version after 5 tries")
     if queue:
-        from pool.tasks import train_reward_model_task
-
-        transaction.on_commit(lambda: train_reward_model_task.delay(reward_model.pk))
+        job_enqueue(job=reward_model)
     return reward_model
 
 
@@ -73,8 +72,7 @@ def reward_model_yardstick_create(*, reward_model: RewardModel, created_by=None,
 def reward_model_cancel(*, reward_model: RewardModel) -> Cancel:
     """Stop a job: a queued one is cancelled now, a running one at its next
     epoch (jobs.services.job_cancel)."""
-    return job_cancel(job=reward_model, name=f"v{reward_model.version}",
-                      stopping="will stop at its next epoch")
+    return job_cancel(job=reward_model, name=f"v{reward_model.version}")
 
 
 def reward_model_activate(*, reward_model: RewardModel, score: bool = True) -> RewardModel:
@@ -89,52 +87,25 @@ def reward_model_activate(*, reward_model: RewardModel, score: bool = True) -> R
         RewardModel.objects.filter(active=True).exclude(pk=reward_model.pk).update(active=False)
         RewardModel.objects.filter(pk=reward_model.pk).update(active=True)
         if score:
-            from pool.tasks import score_renders_task
-
-            transaction.on_commit(lambda: score_renders_task.delay(reward_model.pk))
+            task_send("pool.tasks.score_renders_task", reward_model.pk)
     reward_model.refresh_from_db()
     return reward_model
 
 
 def reward_model_train(*, reward_model_id: int, on_progress=None) -> RewardModel:
-    """Train a queued job, recording progress, metrics, the data it saw and
-    its weights; ends done, failed or cancelled. `on_progress(dict)` sees
+    """Train a queued job in this process (what its worker runs: the
+    "reward_model" kind, pool.kinds), recording progress, metrics, the data
+    it saw and its weights; ends done, failed or cancelled. A finished job,
+    or one another worker holds, is left alone. `on_progress(dict)` sees
     each progress row (the command prints them)."""
-    claimed = job_claim(model=RewardModel, pk=reward_model_id,
-                        progress={"stage": "loading grades"})
-    reward_model = RewardModel.objects.get(pk=reward_model_id)
-    if not claimed:
-        return reward_model  # finished already (a redelivered message)
-    from .train import TrainingCancelled
+    job_run(kind="reward_model", pk=reward_model_id, on_progress=on_progress)
+    return RewardModel.objects.get(pk=reward_model_id)
 
-    job = TrainingJob(reward_model, on_progress)
-    try:
-        _store(reward_model, job.run(), progress=job.last_progress)
-    except TrainingCancelled as cancelled:
-        _finish(reward_model, Status.CANCELLED,
-                progress={**job.last_progress, "stage": "cancelled",
-                          "epochs_run": cancelled.epochs_run})
-    except Exception as exc:  # the job records why it failed; the worker lives on
-        logger.exception("reward model v%s failed", reward_model.version)
-        _finish(reward_model, Status.FAILED, error=f"{type(exc).__name__}: {exc}",
-                progress={**job.last_progress, "stage": "failed"})
-    reward_model.refresh_from_db()
+
+def reward_model_ended(reward_model: RewardModel) -> None:
+    """The kind's `after`: a finished job asked to be active becomes it."""
     if reward_model.status == Status.DONE and reward_model.config.get("activate"):
         reward_model_activate(reward_model=reward_model)
-    return reward_model
-
-
-def _store(reward_model: RewardModel, trained: Trained, *, progress: dict) -> None:
-    """Save the weights and finish the job done, with what it measured."""
-    reward_model.weights.save(f"reward-model-v{reward_model.version}.pt",
-                              ContentFile(trained.weights), save=False)
-    _finish(reward_model, Status.DONE, weights=reward_model.weights.name,
-            metrics=trained.metrics, training_data=trained.training_data,
-            progress={**progress, "stage": "done", "percent": 100})
-
-
-def _finish(reward_model: RewardModel, status: str, **fields) -> None:
-    job_finish(model=RewardModel, pk=reward_model.pk, status=status, **fields)
 
 
 def renders_score_active(*, renders: QuerySet[Render] | None = None, on_progress=None) -> int:

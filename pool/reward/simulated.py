@@ -24,6 +24,10 @@ import hashlib
 import random
 from dataclasses import dataclass
 
+from rating.models import Grade
+from rating.services import grade_record
+from sketches.models import Render
+
 TIER_GRADES = {"good": "love", "fair": "okay", "bad": "nope"}
 NEIGHBOURS = {"love": ("okay",), "okay": ("love", "nope"), "nope": ("okay",)}
 # About one grade in ten off the tier: a choice, not a measurement. Enough
@@ -76,10 +80,6 @@ def grades_simulate(*, renders=None, seed: int = 0, flip_probability: float = FL
     """Grade finished procedural renders (all by default) by the rule. Renders
     the simulated curator already graded are left alone unless `regrade`."""
     from django.db import transaction
-
-    from rating.models import Grade
-    from rating.services import grade_record
-    from sketches.models import Render
 
     curator = simulated_curator()
     queryset = (renders if renders is not None else Render.objects.all())

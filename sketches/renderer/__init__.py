@@ -19,6 +19,7 @@ def shared_pool(config: RendererConfig | None = None) -> RenderPool:
     with _lock:
         if _pool is None:
             if config is None:
+                # Only without a config: sketches.conf imports this package's config.
                 from ..conf import renderer_config
 
                 config = renderer_config()

@@ -10,6 +10,7 @@ from django.utils.html import format_html
 
 from ..models import Judge, Rubric
 from ..rubrics import signal_specs
+from ..tasks import judge_agreement_task
 
 
 @admin.register(Rubric)
@@ -65,8 +66,6 @@ class JudgeAdmin(admin.ModelAdmin):
 
     @admin.action(description="Measure agreement with the curators (on the train worker)")
     def measure_agreement(self, request, queryset):
-        from ..tasks import judge_agreement_task
-
         for judge in queryset:
             judge_agreement_task.delay(judge.pk)
         self.message_user(request, f"Queued {queryset.count()} measurement(s).", messages.INFO)

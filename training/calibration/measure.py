@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from jobs.runner import JobStopped
 from pool.calibration import WinRate, pairings, win_rates_sum
 from pool.models import PoolMember
 from pool.subjects import subject_of_prompt
@@ -24,7 +25,7 @@ from ..judges import JudgeBackend, Picture
 BATCH = 64
 
 
-class CalibrationStopped(Exception):
+class CalibrationStopped(JobStopped):
     """Asked to stop (cancelled): raised between batches."""
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
+from jobs.dispatch import job_enqueue
 from jobs.services import Cancel, job_cancel
 from pool.calibration import PER_MEMBER, WinRate
 from pool.models import PoolSnapshot
@@ -82,9 +83,7 @@ def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None
                     "versions": package_versions(("transformers", "torch")),
                     "launched": timezone.now().isoformat()},
             progress={"stage": "queued"})
-        from ..tasks import calibration_task
-
-        transaction.on_commit(lambda: calibration_task.delay(calibration.pk))
+        job_enqueue(job=calibration)
     return calibration
 
 
@@ -130,8 +129,7 @@ def judge_problems(judge: Judge) -> list[str]:
 def calibration_cancel(*, calibration: Calibration) -> Cancel:
     """Stop a calibration (jobs.services.job_cancel): a queued one at once, a
     running one between two prompts or two batches of comparisons."""
-    return job_cancel(job=calibration, stopping="will stop at its next prompt or batch of "
-                                                "comparisons")
+    return job_cancel(job=calibration)
 
 
 def calibration_results_store(*, calibration_id: int, rates: Sequence[WinRate]) -> None:

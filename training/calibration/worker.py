@@ -1,5 +1,5 @@
 """The body of a calibration's task on the train worker
-(tasks.calibration_task): claim the job, sample the policy on the prompt set
+(the "calibration" kind, run by jobs.runner): sample the policy on the prompt set
 (each prompt at its own seed, as the probe samples), render the samples
 (PAINTRL_RUN_RENDERS: the worker's browsers or the render fleet), compare
 each member of the snapshot with the rendered rollouts (measure.py), store
@@ -13,14 +13,16 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
-from jobs.selectors import job_cancel_requested
-from jobs.services import ProgressWriter, job_claim, job_end
+from jobs.lease import Lease
+from jobs.runner import Ending, Running, job_run
 from pool.calibration import BAND, rates_summary
 from sketches.rendering import OK
 
 from ..judges import Picture, judge_backend
 from ..models import Calibration, Judge
 from ..sampling.config import SamplingConfig
+from ..sampling.device import memory_release, policy_open
+from ..sampling.renderers import run_renderer
 from ..sampling.samples import Sampling, prompt_seed, samples_generate
 from .config import CalibrationConfig
 from .measure import CalibrationStopped, RolloutPicture, win_rates_measure
@@ -35,25 +37,20 @@ class CalibrationFailed(RuntimeError):
 
 
 def calibration_execute(*, calibration_id: int) -> Calibration:
-    """Run a queued calibration to its end: done, failed or cancelled."""
-    if not job_claim(model=Calibration, pk=calibration_id, progress={"stage": "loading"}):
-        return Calibration.objects.get(pk=calibration_id)  # finished or cancelled already
-    calibration = Calibration.objects.select_related("snapshot").get(pk=calibration_id)
-    try:
-        summary = _calibrate(calibration)
-    except CalibrationStopped:
-        _finish(calibration_id, Status.CANCELLED)
-    except Exception as exc:  # recorded on the job; the worker lives on
-        logger.exception("calibration %s failed", calibration_id)
-        _finish(calibration_id, Status.FAILED, error=f"{type(exc).__name__}: {exc}")
-    else:
-        _finish(calibration_id, Status.DONE, extra=summary)
+    """Run a queued calibration to its end in this process (what its worker
+    runs: the "calibration" kind, training.kinds): done, failed or cancelled."""
+    job_run(kind="calibration", pk=calibration_id)
     return Calibration.objects.get(pk=calibration_id)
 
 
-def _calibrate(calibration: Calibration) -> dict:
-    from ..sampling.device import memory_release, policy_open
-    from ..sampling.renderers import run_renderer
+def calibration_body(running: Running) -> Ending:
+    """The kind's body (jobs.runner); CalibrationStopped (a JobStopped) when
+    a cancel is read."""
+    calibration = Calibration.objects.select_related("snapshot").get(pk=running.pk)
+    return Ending(extra=_calibrate(calibration, running.lease))
+
+
+def _calibrate(calibration: Calibration, lease: Lease) -> dict:
 
     config = CalibrationConfig.from_stored(calibration.config)
     judge_row = Judge.objects.filter(pk=config.judge["id"]).first()
@@ -63,8 +60,7 @@ def _calibrate(calibration: Calibration) -> dict:
         raise CalibrationFailed("; ".join(problems))
     judge = judge_backend(judge_row)
     members = list(calibration.snapshot.members.defer("code").order_by("pk"))
-    writer = ProgressWriter(model=Calibration, pk=calibration.pk)
-    stopped = lambda: job_cancel_requested(model=Calibration, pk=calibration.pk)  # noqa: E731
+    writer, stopped = lease, lease.cancel_requested
     total = config.rollouts
 
     model, tokenizer, _ = policy_open(config.policy["path"])
@@ -113,8 +109,3 @@ def _nothing_rendered(outcomes) -> str:
     found = ", ".join(f"{name} ({n})" for name, n in counts.most_common(5))
     return (f"none of the policy's {len(outcomes)} rollouts rendered ({found}): a rejected "
             "sketch scores 0 against any reference, so there is no win rate to measure")
-
-
-def _finish(calibration_id: int, status: str, *, error: str = "",
-            extra: dict | None = None) -> None:
-    job_end(model=Calibration, pk=calibration_id, status=status, error=error, extra=extra)

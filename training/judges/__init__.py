@@ -5,6 +5,7 @@ an HPSv3 service, each listed in PAINTRL_JUDGE_BACKENDS (registry).
 from __future__ import annotations
 
 from .base import JudgeBackend, JudgeUnavailable, Picture
+from .cache import CachedJudge
 from .registry import DEFAULT_BACKEND, backend_class
 
 __all__ = ["DEFAULT_BACKEND", "JudgeBackend", "JudgeUnavailable", "Picture", "judge_backend"]
@@ -16,7 +17,5 @@ def judge_backend(judge) -> JudgeBackend:
     JudgeUnavailable when it cannot answer at all."""
     backend = backend_class(judge.backend).from_judge(judge)
     if backend.cacheable:
-        from .cache import CachedJudge  # it imports the models, which import this package
-
         backend = CachedJudge(backend)
     return backend

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..models import JudgeVerdict
+from django.apps import apps
+
 from .base import JudgeBackend, Picture
+
+
+def _verdicts():
+    """The JudgeVerdict model, from Django's registry: the models import the
+    judges' registry (a Judge's backend choices), so the judges name the
+    model rather than import it."""
+    return apps.get_model("training", "JudgeVerdict")
 
 
 class CachedJudge(JudgeBackend):
@@ -40,7 +48,7 @@ class CachedJudge(JudgeBackend):
                                                      [prompts[i] for i in idx], criterion))
 
     def _ask(self, question: str, keys: Sequence[tuple[str, str]], prompts, ask) -> list:
-        known = {(row.image, row.reference): row.value for row in JudgeVerdict.objects.filter(
+        known = {(row.image, row.reference): row.value for row in _verdicts().objects.filter(
             judge_key=self.key, question=question,
             image__in={image for image, _ in keys})}
         answers: list[float | None] = [known.get(key) for key in keys]
@@ -54,9 +62,9 @@ class CachedJudge(JudgeBackend):
                 answers[i] = value
                 if value is not None:
                     image, reference = keys[i]
-                    rows[keys[i]] = JudgeVerdict(judge_key=self.key, question=question,
+                    rows[keys[i]] = _verdicts()(judge_key=self.key, question=question,
                                                  image=image, reference=reference, value=value)
-            JudgeVerdict.objects.bulk_create(rows.values(), ignore_conflicts=True)
+            _verdicts().objects.bulk_create(rows.values(), ignore_conflicts=True)
         return answers
 
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from .base import COMPARE_Q, PREFERENCE_Q, RATE_Q, JudgeBackend, JudgeUnavailable, Picture
 from .local import _sigmoid  # the same logistic as the local judge's
+from .registry import DEFAULT_BACKEND, backend_class
 
 # HPSv3's score scale, from its own README and demo (MizzenAI/HPSv3): the mean
 # score of image generators in its benchmark runs from -0.24 (Stable Diffusion
@@ -62,7 +63,6 @@ class HPSv3Judge(JudgeBackend):
         url = judge.base_url or settings.PAINTRL_HPSV3_URL
         if url:
             return cls(url, timeout_s=judge.timeout_s)
-        from .registry import DEFAULT_BACKEND, backend_class
 
         try:
             backend = backend_class(DEFAULT_BACKEND).from_judge(judge)

@@ -20,6 +20,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
+from pool.reward.conf import torch_threads
+from pool.reward.scoring import scorer_for
+from pool.reward.selectors import reward_model_active
+
 from ..rubrics import ABSOLUTE
 from .base import COMPARE_Q, PREFERENCE_Q, RATE_Q, JudgeBackend, JudgeUnavailable, Picture
 
@@ -37,7 +41,6 @@ class LocalRewardModelJudge(JudgeBackend):
 
     def __init__(self, reward_model=None):
         super().__init__()
-        from pool.reward.selectors import reward_model_active
 
         self.reward_model = reward_model or reward_model_active()
         if self.reward_model is None:
@@ -54,9 +57,7 @@ class LocalRewardModelJudge(JudgeBackend):
         import numpy as np
         import torch
 
-        from pool.reward.conf import torch_threads
-        from pool.reward.features import decode
-        from pool.reward.scoring import scorer_for
+        from pool.reward.features import decode  # torch: the pages list this backend
 
         missing = list({p.sha256: p for p in pictures if p.sha256 not in self._memo}.values())
         if missing:

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from email.utils import parsedate_to_datetime
 
+from ..judge_keys import api_key_env_problem
 from ..rubrics import CRITERIA
 from .base import COMPARE_Q, PREFERENCE_Q, RATE_Q, JudgeBackend, JudgeUnavailable, Picture
 
@@ -84,21 +85,6 @@ def score_parse(reply: str | None) -> float | None:
     if not match:
         return None
     return min(1.0, max(0.0, float(match.group(1)) / 10.0))
-
-
-# The variables a judge may take its key from. Whoever edits a judge also
-# sets where it sends the key, so any name would let them send any secret of
-# the worker (PAINTRL_SECRET_KEY, DATABASE_URL) to a URL of their choosing.
-API_KEY_ENV = re.compile(r"[A-Z][A-Z0-9_]*_(API|JUDGE)_KEY|PAINTRL_JUDGE_[A-Z0-9_]+")
-
-
-def api_key_env_problem(name: str) -> str | None:
-    """Why `name` may not hold a judge's key, or None (blank: no key)."""
-    if not name or API_KEY_ENV.fullmatch(name):
-        return None
-    return (f"api_key_env {name!r} is not a judge key variable: name one ending in _API_KEY or "
-            "_JUDGE_KEY, or starting PAINTRL_JUDGE_ (no other secret of the worker may be sent "
-            "to a judge's endpoint)")
 
 
 def base_url_checked(base_url: str) -> str:

@@ -23,6 +23,8 @@ from django.template.defaultfilters import pluralize
 from pool.subjects import subject_of_sketch
 from sketches.models import Render
 
+from ..models import Rollout
+
 
 @dataclass(frozen=True)
 class ReplaySelection:
@@ -127,8 +129,6 @@ def _renders(selection: ReplaySelection):
 
 
 def _run_rollouts(selection: ReplaySelection) -> list[tuple[int, str]]:
-    from ..models import Rollout
-
     rows = Rollout.objects.filter(run_id=selection.run_id, render__isnull=False)
     if not selection.include_rejected:
         rows = rows.filter(render__status=Render.Status.OK)

@@ -13,13 +13,13 @@ each rubric's entry in `rubric_signals` records what was dropped and why,
 and the result shows it."""
 from __future__ import annotations
 
-import logging
 import time
 
 from django.db import transaction
 
-from jobs.selectors import job_cancel_requested
-from jobs.services import Cancel, ProgressWriter, job_cancel, job_claim, job_finish
+from jobs.dispatch import job_enqueue
+from jobs.runner import Ending, JobStopped, Running, job_run
+from jobs.services import Cancel, job_cancel
 from sketches.models import Render
 
 from ..diagnostics import rubric_diagnostics
@@ -35,7 +35,6 @@ from ..reward_signals import (
 from ..rubrics import RubricError, rubric_specs, signal_specs, specs_kept
 from .selection import ReplaySelection, renders_select, selection_resolve
 
-logger = logging.getLogger(__name__)
 Status = Replay.Status
 
 # Renders scored together: one judge batch, one database write, one cancel check.
@@ -80,9 +79,7 @@ def replay_create(*, rubric: Rubric, selection: ReplaySelection,
         ReplayItem.objects.bulk_create(
             ReplayItem(replay=replay, render_id=pk, group=label[:300]) for pk, label in chosen)
         if queue:
-            from ..tasks import replay_task
-
-            transaction.on_commit(lambda: replay_task.delay(replay.pk))
+            job_enqueue(job=replay)
     return replay
 
 
@@ -125,27 +122,21 @@ def replay_answerable(rubric: Rubric, *, judge: Judge | None, scorer: Judge | No
 def replay_cancel(*, replay: Replay) -> Cancel:
     """Ask a replay to stop after its current batch; a queued one stops at
     once (jobs.services.job_cancel)."""
-    return job_cancel(job=replay, stopping="will stop after its current batch")
+    return job_cancel(job=replay)
 
 
 def replay_run(*, replay_id: int, on_progress=None) -> Replay:
-    """Score a queued (or interrupted) replay to the end; ends done, failed
-    or cancelled. `on_progress(dict)` sees each progress row."""
-    claimed = job_claim(model=Replay, pk=replay_id)
-    replay = Replay.objects.get(pk=replay_id)
-    if not claimed:
-        return replay  # finished already, or cancelled while queued
-    try:
-        _score(replay, on_progress)
-    except Exception as exc:  # recorded on the replay; the worker lives on
-        logger.exception("replay %s failed", replay.pk)
-        job_finish(model=Replay, pk=replay.pk, status=Status.FAILED,
-                   error=f"{type(exc).__name__}: {exc}")
-    replay.refresh_from_db()
-    return replay
+    """Score a queued (or interrupted) replay to the end in this process
+    (what its worker runs: the "replay" kind, training.kinds); ends done,
+    failed or cancelled. `on_progress(dict)` sees each progress row."""
+    job_run(kind="replay", pk=replay_id, on_progress=on_progress)
+    return Replay.objects.get(pk=replay_id)
 
 
-def _score(replay: Replay, on_progress) -> None:
+def replay_body(running: Running) -> Ending:
+    """The replay kind's body (jobs.runner): score what is left in batches,
+    each saved before the next begins; a cancel is read between batches."""
+    replay = Replay.objects.get(pk=running.pk)
     specs = [spec for entry in replay.rubric_signals for spec in entry_specs(entry)]
     context = signal_context_for(judge=replay.judge, scorer=replay.scorer,
                                  snapshot=replay.snapshot, seed=replay.seed)
@@ -154,12 +145,9 @@ def _score(replay: Replay, on_progress) -> None:
     pending = list(replay.items.filter(values={}).values_list("pk", flat=True))
     done = total - len(pending)
     started = time.monotonic()
-    writer = ProgressWriter(model=Replay, pk=replay.pk)
     for start in range(0, len(pending), BATCH):
-        if job_cancel_requested(model=Replay, pk=replay.pk):
-            job_finish(model=Replay, pk=replay.pk, status=Status.CANCELLED, notices=notices,
-                       progress={"stage": "cancelled", "done": done, "total": total})
-            return
+        if running.lease.cancel_requested():
+            raise JobStopped(extra={"done": done, "total": total}, notices=notices)
         items = list(ReplayItem.objects.filter(pk__in=pending[start:start + BATCH])
                      .select_related("render__sketch"))
         scored = [item for item in items if item.render is not None]
@@ -173,12 +161,11 @@ def _score(replay: Replay, on_progress) -> None:
         done += len(items)
         progress = {"stage": "scoring", "done": done, "total": total,
                     "elapsed_s": round(time.monotonic() - started, 1)}
-        writer.write(progress=progress, notices=notices)
-        if on_progress is not None:
-            on_progress(progress)
-    job_finish(model=Replay, pk=replay.pk, status=Status.DONE, notices=notices,
-               progress={"stage": "done", "done": done, "total": total},
-               results=replay_results(replay))
+        running.lease.write(progress=progress, notices=notices)
+        if running.on_progress is not None:
+            running.on_progress(progress)
+    return Ending(extra={"done": done, "total": total},
+                  fields={"notices": notices, "results": replay_results(replay)})
 
 
 def entry_specs(entry: dict):

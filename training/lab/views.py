@@ -10,6 +10,7 @@ from sketches.access import staff_required
 
 from ..models import Judge, Replay
 from ..rubrics import RubricError
+from ..tasks import judge_agreement_task
 from . import selectors
 from .forms import ReplayForm
 from .selection import AUTO, ReplaySelection, selection_resolve
@@ -63,8 +64,6 @@ def replay_stop(request, pk: int):
 @require_POST
 @staff_required(reason="Only staff can use the replay lab.")
 def judge_agreement(request, pk: int):
-    from ..tasks import judge_agreement_task
-
     judge = get_object_or_404(Judge, pk=pk)
     judge_agreement_task.delay(judge.pk)
     messages.info(request, f"Measuring {judge.name}'s agreement with the curators on the "

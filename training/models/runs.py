@@ -160,9 +160,6 @@ class TrainingRun(Job, RewardJudges, SamplingSettings):
                   "[{name, kind, weight, reason}]. Totals are computed without them.")
     checkpoint_step = models.PositiveIntegerField(
         default=0, help_text="The last step with a saved checkpoint (0: none).")
-    heartbeat = models.DateTimeField(null=True, blank=True,
-                                     help_text="Last sign of life from the worker.")
-    worker = models.CharField(max_length=200, blank=True)
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
                                related_name="clones", help_text="The run this was cloned from.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,

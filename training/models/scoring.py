@@ -6,7 +6,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from ..judge_keys import api_key_env_problem
 from ..judges.registry import DEFAULT_BACKEND, backend_choices
+from ..rubrics import RubricError, signal_specs
 from .base import NextVersion
 
 
@@ -35,16 +37,12 @@ class Rubric(NextVersion, models.Model):
                                                name="rubric_name_version_unique")]
 
     def clean(self):
-        from ..rubrics import RubricError, signal_specs
-
         try:
             signal_specs(self.signals)
         except RubricError as error:
             raise ValidationError({"signals": str(error)}) from error
 
     def specs(self):
-        from ..rubrics import signal_specs
-
         return signal_specs(self.signals)
 
 
@@ -79,8 +77,6 @@ class Judge(models.Model):
         ordering = ["name"]
 
     def clean(self):
-        from ..judges.openai_compat import api_key_env_problem
-
         problem = api_key_env_problem(self.api_key_env)
         if problem:
             raise ValidationError({"api_key_env": problem})

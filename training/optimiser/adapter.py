@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 
 from gepa import EvaluationBatch
 
+from jobs.runner import JobStopped
+
 from ..reward_signals import SignalContext, rollout_from_outcome, signals_compute
 from ..rubrics import SignalSpec, rubric_total
 from ..sampling.config import SamplingConfig
@@ -42,7 +44,7 @@ COMPONENT = "system_prompt"
 EXAMPLE_CHARS = 2000
 
 
-class OptimisationStopped(Exception):
+class OptimisationStopped(JobStopped):
     """Asked to stop (cancelled): raised between evaluations, which GEPA passes on."""
 
 

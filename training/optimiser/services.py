@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from jobs.dispatch import job_enqueue
 from jobs.models import LIVE
 from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live
 
@@ -51,9 +52,7 @@ def optimisation_launch(*, job: PromptOptimisation, user=None) -> PromptOptimisa
                       "max_metric_calls": job.max_metric_calls})
         if not launched:
             raise OptimisationError(f"{job} was launched meanwhile")
-        from ..tasks import optimisation_task
-
-        transaction.on_commit(lambda: optimisation_task.delay(job.pk))
+        job_enqueue(job=job)
     job.refresh_from_db()
     return job
 
@@ -124,8 +123,7 @@ def optimisation_cancel(*, job: PromptOptimisation) -> Cancel:
         if job.status in LIVE:  # asked already
             return Cancel(CancelOutcome.STOPPING, job.status, f"{job} will stop soon.")
         return job_not_live(job=job)
-    return job_cancel(job=job, stopping="will stop at its next evaluation, keeping the "
-                                        "candidates found so far")
+    return job_cancel(job=job)
 
 
 def optimisation_actions(job: PromptOptimisation) -> frozenset[str]:

@@ -1,5 +1,5 @@
 """The body of a prompt optimisation's task on the train worker
-(tasks.optimisation_task): claim the job, check the reflection model answers,
+(the "prompt_optimisation" kind, run by jobs.runner): check the reflection model answers,
 load the policy, renderer, rubric and judges, and hand GEPA the adapter
 (adapter.py); store each candidate as GEPA accepts it and each proposal as
 GEPA rejects it, and finish.
@@ -25,23 +25,30 @@ memo of the minibatch evaluation GEPA just ran. That pairing holds because
 GEPA makes one proposal an iteration (its default sampling strategy, which
 the job keeps); the Recorder refuses a second one rather than pair wrongly.
 
-A redelivered job (its worker died) starts again: the candidates and
-rejected proposals its first worker stored are deleted at the claim."""
+The job runs on the jobs runner (the "prompt_optimisation" kind): a
+redelivered message while its worker lives does nothing; a job whose worker
+died starts again, the candidates and rejected proposals its first worker
+stored deleted at the new claim. GEPA, torch and the policy load with this
+module, which only a worker imports (the kind names its body by path)."""
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from jobs.selectors import job_cancel_requested
-from jobs.services import ProgressWriter, job_claim, job_end
+import gepa
+
+from jobs.lease import Lease
+from jobs.runner import Ending, JobStopped, Running, job_run
 
 from ..models import PromptCandidate, PromptOptimisation
 from ..reward_signals import signal_context_for, signals_unanswerable, unanswerable_text
 from ..rubrics import rubric_specs
 from ..sampling.config import SamplingConfig
+from ..sampling.device import memory_release, policy_open
+from ..sampling.renderers import run_renderer
 from . import services
-from .adapter import COMPONENT, Example, OptimisationStopped, SystemPromptAdapter
+from .adapter import COMPONENT, Example, SystemPromptAdapter
 from .reflection import ReflectionModel, ReflectionUnavailable
 
 logger = logging.getLogger(__name__)
@@ -49,31 +56,26 @@ Status = PromptOptimisation.Status
 
 
 def optimisation_execute(*, job_id: int) -> PromptOptimisation:
-    """Run a queued job to its end: done, failed or cancelled."""
-    if not job_claim(model=PromptOptimisation, pk=job_id, progress={"stage": "loading"}):
-        return PromptOptimisation.objects.get(pk=job_id)  # finished or cancelled already
-    job = PromptOptimisation.objects.select_related(
-        "judge", "scorer", "reflection", "snapshot").get(pk=job_id)
-    PromptCandidate.objects.filter(optimisation=job).delete()
-    try:
-        summary = _optimise(job)
-    except OptimisationStopped:
-        _finish(job_id, Status.CANCELLED)
-    except Exception as exc:  # recorded on the job; the worker lives on
-        logger.exception("prompt optimisation %s failed", job_id)
-        _finish(job_id, Status.FAILED, error=f"{type(exc).__name__}: {exc}")
-    else:
-        cancelled = job_cancel_requested(model=PromptOptimisation, pk=job_id)
-        _finish(job_id, Status.CANCELLED if cancelled else Status.DONE, extra=summary)
+    """Run a queued job to its end in this process (what its worker runs: the
+    "prompt_optimisation" kind, training.kinds): done, failed or cancelled."""
+    job_run(kind="prompt_optimisation", pk=job_id)
     return PromptOptimisation.objects.get(pk=job_id)
 
 
-def _optimise(job: PromptOptimisation) -> dict:
-    import gepa
+def optimisation_body(running: Running) -> Ending:
+    """The kind's body (jobs.runner). Only the worker holding the lease gets
+    here, so a redelivery never deletes what a live worker is storing: a job
+    started again (its worker died) starts from nothing."""
+    job = PromptOptimisation.objects.select_related(
+        "judge", "scorer", "reflection", "snapshot").get(pk=running.pk)
+    PromptCandidate.objects.filter(optimisation=job).delete()
+    summary = _optimise(job, running.lease)
+    if running.lease.cancel_requested():  # GEPA returned because its stopper said so
+        raise JobStopped(extra=summary)
+    return Ending(extra=summary)
 
-    from ..sampling.device import memory_release, policy_open
-    from ..sampling.renderers import run_renderer
 
+def _optimise(job: PromptOptimisation, lease: Lease) -> dict:
     config = job.launched_config
     reflection = ReflectionModel.from_judge(job.reflection)
     reflection.check()
@@ -84,7 +86,7 @@ def _optimise(job: PromptOptimisation) -> dict:
         raise services.OptimisationError(
             f"since the launch, {unanswerable_text(found, how_to_drop=services.HOW_TO_DROP)}")
     model, tokenizer, _ = policy_open(config["policy_path"])
-    cancelled = lambda: job_cancel_requested(model=PromptOptimisation, pk=job.pk)  # noqa: E731
+    cancelled = lease.cancel_requested
     adapter = SystemPromptAdapter(
         # A job launched before "renders" was recorded rendered in the worker's browsers.
         job_id=job.pk, model=model, tokenizer=tokenizer,
@@ -93,7 +95,7 @@ def _optimise(job: PromptOptimisation) -> dict:
         sampling=SamplingConfig.of(job), should_stop=cancelled)
     examples = [Example(i, prompt) for i, prompt in enumerate(config["prompts"])]
     recorder = Recorder(job=job, adapter=adapter, examples=examples, reflection=reflection,
-                        cancelled=cancelled)
+                        lease=lease)
     try:
         result = gepa.optimize(
             seed_candidate={COMPONENT: config["seed_prompt"]["text"]}, trainset=examples,
@@ -156,16 +158,15 @@ class Recorder:
     """GEPA's callback and stopper for one job (module docstring)."""
 
     def __init__(self, *, job: PromptOptimisation, adapter: SystemPromptAdapter,
-                 examples: list[Example], reflection: ReflectionModel,
-                 cancelled: Callable[[], bool]):
+                 examples: list[Example], reflection: ReflectionModel, lease: Lease):
         self.job_id, self.max_metric_calls = job.pk, job.max_metric_calls
         self.adapter, self.examples, self.reflection = adapter, examples, reflection
-        self.cancelled = cancelled
+        self.cancelled = lease.cancel_requested
         self.failure: Exception | None = None
         self.iteration = self.metric_calls = self.found = self.proposals = 0
         self.best: float | None = None
         self.proposal: Proposal | None = None
-        self.writer = ProgressWriter(model=PromptOptimisation, pk=job.pk)
+        self.writer = lease
 
     # gepa's StopperProtocol: asked before each iteration.
     def __call__(self, state) -> bool:
@@ -258,7 +259,3 @@ class Recorder:
             "percent": min(100, int(100 * self.metric_calls / max(1, self.max_metric_calls))),
             "candidates": self.found, "proposals": self.proposals, "best_score": self.best,
             "reflections": self.reflection.calls})
-
-
-def _finish(job_id: int, status: str, *, error: str = "", extra: dict | None = None) -> None:
-    job_end(model=PromptOptimisation, pk=job_id, status=status, error=error, extra=extra)

@@ -16,21 +16,19 @@ import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-BOS, EOS, PAD = "<|bos|>", "<|endoftext|>", "<|pad|>"
-ROLES = ("system", "user", "assistant")
-SPECIAL_TOKENS = [PAD, BOS, EOS, *(f"<|{role}|>" for role in ROLES)]
+from training.presets import SYSTEM_PROMPT
 
-# One role marker per message; an assistant message ends with EOS so the
-# model learns to stop after the sketch.
-# (Newlines are written as {{ '\n' }}: transformers renders templates with
-# trim_blocks, which eats a newline that follows a block tag.)
-CHAT_TEMPLATE = (
-    "{% for message in messages %}"
-    "<|{{ message['role'] }}|>{{ '\\n' }}{{ message['content'] }}"
-    "{% if message['role'] == 'assistant' %}" + EOS + "{% endif %}{{ '\\n' }}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}<|assistant|>{{ '\\n' }}{% endif %}"
+from .chat import BOS, CHAT_TEMPLATE, EOS, PAD, SPECIAL_TOKENS
+from .corpus import (
+    HELDOUT_OFFSET,
+    chat_texts,
+    corpus_examples,
+    corpus_stats,
+    heldout_prompts,
+    shortest_share,
+    within_budget,
 )
+from .sample import gate_evaluate
 
 # Model sizes: "test" builds in a second for the test suite; "tiny" is the
 # built-in policy (5.2M parameters with 8,192 tokens, 2.1M of them the tied
@@ -70,23 +68,6 @@ POLICY_RECORD = "paintrl_policy.json"  # what the policy learnt from and how it 
 TOKENIZER_EXAMPLES = 3000
 # Held-out painter sketches whose loss is measured before and after SFT.
 HELDOUT_EXAMPLES = 48
-
-
-def assistant_text(code: str) -> str:
-    """How a sketch appears in a reply."""
-    return f"```javascript\n{code.rstrip()}\n```"
-
-
-def chat_render(messages: list[dict], *, add_generation_prompt: bool = False) -> str:
-    """CHAT_TEMPLATE's text without a tokenizer (the tokenizer is trained on
-    it before one exists); a test holds the two equal."""
-    parts = []
-    for message in messages:
-        end = EOS if message["role"] == "assistant" else ""
-        parts.append(f"<|{message['role']}|>\n{message['content']}{end}\n")
-    if add_generation_prompt:
-        parts.append("<|assistant|>\n")
-    return "".join(parts)
 
 
 # How far a token may reach: across lines ("text"), within a line ("line"),
@@ -216,10 +197,7 @@ def policy_bootstrap(out_dir: str | Path, *, size: str = "tiny", count: int = 20
     records. Raises FileExistsError when a policy is there and not `force`."""
     import time
 
-    from training.presets import SYSTEM_PROMPT
-
-    from .corpus import HELDOUT_OFFSET, corpus_examples, within_budget
-    from .sft import SftConfig, sft_train
+    from .sft import SftConfig, sft_train  # torch: build.py is the web's (policy_exists)
 
     out = Path(out_dir)
     _check_target(out, force)
@@ -268,8 +246,6 @@ def logits_scale(model, scale: float) -> None:
 
 def _corpus_prepare(count, seed, system, vocab_size, max_completion_tokens, shortest, log):
     """The corpus examples, a tokenizer fitted to them, and the corpus stats."""
-    from .corpus import chat_texts, corpus_examples, corpus_stats, shortest_share, within_budget
-
     examples = corpus_examples(count, seed=seed)
     log(f"corpus: {len(examples)} painter sketches (seeds {seed}..{seed + count - 1})")
     tokenizer = tokenizer_train(chat_texts(examples[:TOKENIZER_EXAMPLES], system),
@@ -285,9 +261,6 @@ def _corpus_prepare(count, seed, system, vocab_size, max_completion_tokens, shor
 
 
 def _evaluate(model, tokenizer, count, seed, system, render, max_new_tokens, log) -> dict:
-    from .corpus import heldout_prompts
-    from .sample import gate_evaluate
-
     log(f"evaluating: {count} samples at temperature 1.0" + (" with renders" if render else ""))
     return gate_evaluate(model, tokenizer, heldout_prompts(count, seed=seed), system=system,
                          render=render, seed=seed, max_new_tokens=max_new_tokens)

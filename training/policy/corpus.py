@@ -15,7 +15,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .build import assistant_text
+from sketches.painter import paint
+
+from .chat import assistant_text, chat_render
 
 # Held-out prompts come from seeds this far past the training range, so an
 # evaluation never asks for a sketch the policy was trained on.
@@ -81,8 +83,6 @@ def corpus_examples(count: int, *, seed: int = 0, size: int = 400) -> list[Examp
     """Painter sketches for seeds `seed .. seed+count-1` as conversations.
     The painter balances subjects over any 12 consecutive seeds and draws
     tiers at about 35/35/30 % good/fair/bad."""
-    from sketches.painter import paint
-
     examples = []
     for s in range(seed, seed + count):
         sketch = paint(s, size=size)
@@ -94,16 +94,12 @@ def corpus_examples(count: int, *, seed: int = 0, size: int = 400) -> list[Examp
 
 def heldout_prompts(count: int, *, seed: int = 0) -> list[str]:
     """Painter prompts from seeds the corpus never uses, subjects balanced."""
-    from sketches.painter import paint
-
     start = seed + HELDOUT_OFFSET
     return [paint(s).prompt for s in range(start, start + count)]
 
 
 def chat_texts(examples: Iterable[Example], system: str) -> Iterator[str]:
     """The full chat text of each example: what the tokenizer learns from."""
-    from .build import chat_render
-
     for example in examples:
         yield chat_render(example.messages(system))
 

@@ -10,6 +10,12 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from sketches.code_text import extract_code
+from sketches.conf import renderer_config
+from sketches.gate import NO_CODE, static_violations
+from sketches.renderer import RendererUnavailable, RenderPool
+from sketches.rendering import OK, UNAVAILABLE, render_text
+
 from .corpus import prompt_ids
 
 
@@ -61,9 +67,6 @@ def gate_evaluate(model, tokenizer, prompts: list[str], *, system: str, render: 
     with `render`, the full gate in the sandboxed renderer (`pool`, or a pool
     from the renderer settings for the call). Pass rates count only the
     verdicts the gate could give: an unavailable render is not a failure."""
-    from sketches.code_text import extract_code
-    from sketches.gate import NO_CODE, static_violations
-
     completions = completions_sample(model, tokenizer, prompts, system=system,
                                      temperature=temperature, max_new_tokens=max_new_tokens,
                                      seed=seed)
@@ -88,12 +91,7 @@ def gate_evaluate(model, tokenizer, prompts: list[str], *, system: str, render: 
 
 
 def _rendered(completions: list[Completion], samples: list[dict], seed: int, pool) -> dict:
-    from sketches.rendering import OK, UNAVAILABLE, render_text
-
     if pool is None:
-        from sketches.conf import renderer_config
-        from sketches.renderer import RendererUnavailable, RenderPool
-
         try:
             with RenderPool(renderer_config()) as own_pool:
                 return _rendered(completions, samples, seed, own_pool)

@@ -19,51 +19,33 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from django.utils import timezone
 from transformers import TrainerCallback
 
 from jobs.estimates import estimate_left, samples_from_durations
-from jobs.selectors import job_cancel_requested
+from jobs.lease import JobSuperseded
+from jobs.lease import Lease as JobLease
 
 from ..models import TrainingRun, TrainingStep
 from . import ranks
 
 Status = TrainingRun.Status
 
-# Heartbeats between a step's phases are written at most this often; every
-# step end writes one whatever the interval.
-HEARTBEAT_EVERY_S = 10.0
-
-
-class RunSuperseded(RuntimeError):
+class RunSuperseded(JobSuperseded):
     """Another worker owns the run now (it was resumed or cancelled as
     stalled while this one was slow): this worker stops and writes nothing."""
 
 
-@dataclass
-class Lease:
-    """This worker's claim on a run: every write goes through `beat`, which
-    only touches the run while this worker still owns it. In a multi-process
-    run the worker holds the claim and its main training process writes
-    through it (supervisor.py)."""
+class Lease(JobLease):
+    """This worker's claim on a run (jobs.lease): every write goes through
+    `beat`, which only touches the run while this worker still owns it. In a
+    multi-process run the worker holds the claim and its main training
+    process writes through it (supervisor.py)."""
 
-    run_id: int
-    token: str
-    _last: float = 0.0
+    superseded = RunSuperseded
 
-    def beat(self, *, force: bool = False, **fields) -> None:
-        now = time.monotonic()
-        if not force and not fields and now - self._last < HEARTBEAT_EVERY_S:
-            return
-        owned = TrainingRun.objects.filter(pk=self.run_id, status=Status.RUNNING,
-                                           worker=self.token) \
-            .update(heartbeat=timezone.now(), **fields)
-        if not owned:
-            raise RunSuperseded(f"run {self.run_id} is no longer held by {self.token}")
-        self._last = now
-
-    def cancel_requested(self) -> bool:
-        return job_cancel_requested(model=TrainingRun, pk=self.run_id)
+    def __init__(self, run_id: int, token: str):
+        super().__init__(model=TrainingRun, pk=run_id, token=token)
+        self.run_id = run_id
 
 
 @dataclass

@@ -11,7 +11,7 @@ def stale_s() -> float:
     """PAINTRL_RUN_STALE_S: a running run whose worker has said nothing for
     this long is stalled (its worker died: a kill, a lost machine) and may be
     resumed. The worker beats at every step and between a step's phases, at
-    most every callbacks.HEARTBEAT_EVERY_S; the longest phase measured here is
+    most every jobs.lease.HEARTBEAT_EVERY_S; the longest phase measured here is
     a batch of 64 renders on two browsers (reward_bench: about 7 minutes), so
     the default half hour leaves room for slow steps."""
     value = settings.PAINTRL_RUN_STALE_S

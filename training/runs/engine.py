@@ -28,7 +28,7 @@ from trl import GRPOTrainer
 from ..calibration.recalibrate import Recalibrator
 from ..configs import trl_arguments
 from ..models import Judge
-from ..policy import FINAL, run_dir
+from ..policy import FINAL, policy_load, run_dir
 from ..reward_signals import SignalContext, signal_context_for
 from ..rubrics import rubric_specs
 from ..sampling.device import device_choose, threads_set
@@ -159,8 +159,6 @@ def engine_build(*, run, lease: Lease, renderer: ProcessRenderer | FleetRenderer
     no renderer and load no judges."""
     from datasets import Dataset
     from transformers.trainer_callback import PrinterCallback
-
-    from ..policy import policy_load
 
     config = run.launched_config
     grpo = GRPOConfig.from_launched(config)

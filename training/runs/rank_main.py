@@ -23,7 +23,10 @@ import os
 import signal
 import threading
 import time
-from pathlib import Path
+
+import psutil
+
+from .processes import ProcessTree, running
 
 logger = logging.getLogger("training.runs.rank_main")
 
@@ -47,44 +50,15 @@ def _main(argv: list[str] | None) -> None:
 
     django.setup()
     _watch_worker(args.worker_pid)
-    from accelerate import PartialState
+    # After django.setup(): rank_train imports the models.
+    from .rank_train import rank_train
 
-    from ..models import TrainingRun
-    from ..sampling.device import device_choose
-    from .callbacks import Lease
-    from .config import GRPOConfig
-    from .worker import run_train
-
-    run = TrainingRun.objects.select_related("snapshot").get(pk=args.run_id)
-    grpo = GRPOConfig.from_launched(run.launched_config)
-    # On CPUs accelerate joins the processes (gloo) only when told they are CPUs.
-    state = PartialState(cpu=device_choose(grpo.device) == "cpu")
-    try:
-        if state.num_processes != grpo.processes:
-            config = (f" (accelerate config {grpo.accelerate_config})"
-                      if grpo.accelerate_config else "")
-            raise LaunchMismatch(f"the run asks for {grpo.processes} processes and accelerate "
-                                 f"launch started {state.num_processes}{config}: a config "
-                                 "whose distributed_type is NO starts one")
-        logger.info("run %s: process %s of %s on %s", run.pk, state.process_index,
-                    state.num_processes, state.device)
-        run_train(run=run, lease=Lease(run_id=run.pk, token=args.token),
-                  checkpoint=Path(args.checkpoint) if args.checkpoint else None,
-                  progress_extra=json.loads(args.progress_extra))
-    finally:
-        state.destroy_process_group()
-
-
-class LaunchMismatch(RuntimeError):
-    """accelerate launch did not start the processes the run asks for."""
+    rank_train(run_id=args.run_id, token=args.token, checkpoint=args.checkpoint,
+               progress_extra=json.loads(args.progress_extra))
 
 
 def _watch_worker(pid: int) -> None:
     """Stop this process and its children once the worker `pid` is gone."""
-    import psutil
-
-    from .processes import ProcessTree, running
-
     try:
         worker = psutil.Process(pid)
     except psutil.NoSuchProcess:

@@ -28,6 +28,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from jobs.dispatch import job_enqueue
 from jobs.models import LIVE
 from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live, job_stop
 
@@ -83,7 +84,7 @@ def run_launch(*, run: TrainingRun, user=None) -> TrainingRun:
                                          "max_steps": run.max_steps})
         if not launched:
             raise RunError(f"{run} was launched meanwhile")
-        _queue(run.pk, resume=False)
+        _queue(run, resume=False)
     run.refresh_from_db()
     return run
 
@@ -211,10 +212,8 @@ def launched_choices(run) -> dict:
     }
 
 
-def _queue(run_id: int, *, resume: bool) -> None:
-    from ..tasks import run_task
-
-    transaction.on_commit(lambda: run_task.delay(run_id, resume=resume))
+def _queue(run: TrainingRun, *, resume: bool) -> None:
+    job_enqueue(job=run, resume=resume)
 
 
 # --- cancel, resume, clone -------------------------------------------------------------------
@@ -253,7 +252,7 @@ def run_resume(*, run: TrainingRun) -> TrainingRun:
             progress={**(run.progress or {}), "stage": "queued"})
         if not queued:
             raise RunError(f"{run} changed meanwhile: reload and try again")
-        _queue(run.pk, resume=True)
+        _queue(run, resume=True)
     run.refresh_from_db()
     return run
 

@@ -1,12 +1,12 @@
-"""The body of a run's task on the train worker (tasks.run_task): claim the
-run, check its judges can still answer, discard what a resume trains again,
+"""The body of a run's task on the train worker (the "run" kind, run by jobs.runner,
+which claims the run): check its judges can still answer, discard what a resume trains again,
 train, finish.
 
-The worker claims a run by a conditional update (queued, or running with a
-stale heartbeat: jobs.services.job_claim), so a redelivered task message
-for a run that is finished, or running with a fresh heartbeat, does nothing.
-Every later write checks the claim (callbacks.Lease): a worker that lost its
-run stops without writing.
+The jobs runner claims a run under a lease (jobs.lease: queued, or running
+with a heartbeat older than PAINTRL_RUN_STALE_S), so a redelivered task
+message for a run that is finished, or running with a fresh heartbeat, does
+nothing. Every later write checks the claim (callbacks.Lease): a worker
+that lost its run stops without writing.
 
 Resuming continues from the last checkpoint and first deletes every step,
 rollout and probe after it: those rollouts came from weights the checkpoint never
@@ -20,67 +20,56 @@ A run with several processes, or an accelerate config, trains in child
 processes that `accelerate launch` starts and this worker watches
 (supervisor.py): they write through this worker's claim.
 
-Torch and TRL load only here, inside a claimed run (the engine's import)."""
+Torch and TRL load with this module (the engine's import), which only a
+worker running a run imports: the kind names its body by dotted path."""
 from __future__ import annotations
 
 import logging
-import os
-import socket
-import uuid
-from datetime import timedelta
 from functools import partial
 from pathlib import Path
 
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
 
-from jobs.services import job_claim, job_end
+from jobs.runner import ENDED, Ending, Running, job_run
 from sketches.models import Render, Sketch
 
 from ..models import Calibration, Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
 from ..reward_signals import signals_unanswerable, unanswerable_text
 from ..rubrics import rubric_specs
-from . import conf
+from ..sampling.device import memory_release
+from ..sampling.renderers import run_renderer
+from . import ranks
+from .callbacks import Lease
 from .checkpoints import checkpoint_resumable, checkpoints_discard
 from .config import GRPOConfig
+from .engine import engine_build, final_policy_save, signal_context
 from .services import RunError
+from .supervisor import log_path, processes_train
 
 logger = logging.getLogger(__name__)
 Status = TrainingRun.Status
 
 
 def run_execute(*, run_id: int, resume: bool = False, worker: str | None = None) -> TrainingRun:
-    """Train a queued (or stalled) run to its end; ends done, failed or
+    """Train a queued (or stalled) run to its end in this process (what its
+    worker runs: the "run" kind, training.kinds); ends done, failed or
     cancelled. Continues from the run's last checkpoint whenever it has one
     (`resume` only says why the task was sent)."""
-    token = f"{worker or socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-    if not _claim(run_id, token):
-        return TrainingRun.objects.get(pk=run_id)  # finished, or alive on another worker
-    from .callbacks import Lease, RunSuperseded
-
-    lease = Lease(run_id=run_id, token=token)
-    try:
-        _train(TrainingRun.objects.select_related("snapshot").get(pk=run_id), lease, resume)
-    except RunSuperseded:
-        logger.warning("run %s was taken over by another worker; %s stops", run_id, token)
-    except Exception as exc:  # recorded on the run; the worker lives on
-        logger.exception("run %s failed", run_id)
-        _finish(run_id, token, Status.FAILED, error=f"{type(exc).__name__}: {exc}")
+    job_run(kind="run", pk=run_id, worker=worker, options={"resume": resume})
     return TrainingRun.objects.get(pk=run_id)
 
 
-def _claim(run_id: int, token: str) -> bool:
-    now = timezone.now()
-    stale = now - timedelta(seconds=conf.stale_s())
-    claimable = Q(status=Status.QUEUED) | Q(status=Status.RUNNING, heartbeat__lt=stale)
-    return job_claim(model=TrainingRun, pk=run_id, claimable=claimable, worker=token,
-                     heartbeat=now)
+def run_body(running: Running) -> Ending:
+    """The run kind's body (jobs.runner): the run writes its own ending
+    through its lease, from whichever process trains it (module docstring)."""
+    lease = Lease(run_id=running.pk, token=running.lease.token)
+    run = TrainingRun.objects.select_related("snapshot").get(pk=running.pk)
+    _train(run, lease, bool(running.options.get("resume")))
+    return ENDED
 
 
 def _train(run: TrainingRun, lease, resume: bool) -> None:
-    from .supervisor import log_path, processes_train
-
     _reward_recheck(run)
     checkpoint = _resume_point(run, lease)
     start = run.checkpoint_step if checkpoint else 0
@@ -93,7 +82,7 @@ def _train(run: TrainingRun, lease, resume: bool) -> None:
     if not grpo.distributed:
         run_train(run=run, lease=lease, checkpoint=checkpoint, progress_extra=extra)
     elif processes_train(run=run, lease=lease, checkpoint=checkpoint, progress_extra=extra):
-        _finish(run.pk, lease.token, Status.CANCELLED)  # stopped before a step boundary
+        lease.end(status=Status.CANCELLED)  # stopped before a step boundary
 
 
 def run_train(*, run: TrainingRun, lease, checkpoint: Path | None,
@@ -102,11 +91,6 @@ def run_train(*, run: TrainingRun, lease, checkpoint: Path | None,
     run done or cancelled. The run trains here, in the worker's process, or
     in each process `accelerate launch` started (supervisor.py), where only
     the main one renders and writes (ranks.py)."""
-    from ..sampling.device import memory_release
-    from ..sampling.renderers import run_renderer
-    from . import ranks
-    from .engine import engine_build, final_policy_save
-
     main = ranks.is_main()
     renders = GRPOConfig.from_launched(run.launched_config).renders
     engine = engine_build(run=run, lease=lease, renderer=run_renderer(renders) if main else None,
@@ -117,14 +101,14 @@ def run_train(*, run: TrainingRun, lease, checkpoint: Path | None,
         state = engine.trainer.state
         if engine.callback.cancelled:
             if main:
-                _finish(run.pk, lease.token, Status.CANCELLED)
+                lease.end(status=Status.CANCELLED)
             return
         if state.global_step < state.max_steps:
             raise RuntimeError(f"training stopped at step {state.global_step} of "
                                f"{state.max_steps}")
         final = final_policy_save(engine)
         if main:
-            _finish(run.pk, lease.token, Status.DONE, extra={"final_policy": str(final)})
+            lease.end(status=Status.DONE, extra={"final_policy": str(final)})
     finally:
         del engine
         memory_release()  # the worker lives on to take the next run
@@ -134,8 +118,6 @@ def _reward_recheck(run: TrainingRun) -> None:
     """The launch's check again, on the rubric and judges as launched: a
     judge that can no longer answer (its reward model deactivated since)
     would leave every rollout with no total, so the run fails and says why."""
-    from .engine import signal_context
-
     config = run.launched_config
     specs = rubric_specs(config["rubric"]["signals"], run.dropped_signals)
     found = signals_unanswerable(specs, signal_context(config, run.snapshot, []))
@@ -200,9 +182,3 @@ def _pngs_delete(pngs: list[tuple]) -> None:
         except OSError:  # only disk space is lost: no row points at it
             logger.warning("could not delete the discarded rollout PNG %s", name, exc_info=True)
 
-
-def _finish(run_id: int, token: str, status: str, *, error: str = "",
-            extra: dict | None = None) -> None:
-    """End the run as `status`, if this worker still holds it."""
-    job_end(model=TrainingRun, pk=run_id, status=status, extra=extra, only=Q(worker=token),
-            error=error, heartbeat=timezone.now())

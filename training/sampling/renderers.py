@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from sketches.fleet import fleet_render
+from sketches.renderer import shared_pool
 from sketches.rendering import RenderOutcome, render_text
 
 # How TrainingStep.render_workers names the train worker's own pool (Celery
@@ -47,8 +49,6 @@ class FleetRenderer:
 
     def __call__(self, texts: Sequence[str], seeds: Sequence[int],
                  keys: Sequence[str]) -> RenderedBatch:
-        from sketches.fleet import fleet_render
-
         renders = fleet_render(texts=texts, seeds=seeds, keys=keys)
         return RenderedBatch([r.outcome for r in renders],
                              dict(Counter(r.worker for r in renders if r.worker)))
@@ -61,6 +61,5 @@ def run_renderer(renders: str) -> ProcessRenderer | FleetRenderer:
         return FleetRenderer()
     if renders != "process":
         raise ValueError(f"renders must be process or fleet, got {renders!r}")
-    from sketches.renderer import shared_pool
 
     return ProcessRenderer(shared_pool())

@@ -13,6 +13,7 @@ from training.policy import builtin_policy_dir
 from training.policy.build import RECIPES, SIZES, policy_bootstrap, policy_exists
 from training.policy.build_status import BuildBusy, build_tracked
 from training.policy.sft import SftConfig
+from training.tasks import policy_bootstrap_task
 
 PROGRESS_EVERY = 25  # steps between progress lines (about 10 s each for the tiny size)
 
@@ -93,8 +94,6 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"policy saved in {target}"))
 
     def _queue(self, target: Path, **options) -> None:
-        from training.tasks import policy_bootstrap_task
-
         # Only what was given (0 is a value: `--evaluate 0`), so the worker's
         # defaults fill the rest.
         options = {name: value for name, value in options.items()

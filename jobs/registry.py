@@ -1,0 +1,101 @@
+"""The kinds of job, each registered once by the app that owns it (in its
+AppConfig.ready()), so this package, below every app, imports none of them
+and still knows every job: the runner finds a kind's body here, the queue
+its task goes to, the page that shows one, and what a cancel stops at; the
+jobs page lists whatever is registered.
+
+A kind's body is named by a dotted path, imported only when a worker runs
+the job: a web process registers every kind without loading what a body
+needs (torch, TRL, GEPA)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.module_loading import import_string
+
+from .models import Job
+
+
+def job_stale_s() -> float:
+    """PAINTRL_JOB_STALE_S: a running job whose worker has said nothing (no
+    progress, no cancel check) for this long has lost its worker, and the
+    next delivery of its task takes it over. Each kind's body writes progress
+    or reads its cancel flag between units that take seconds to minutes (an
+    epoch, a batch of 64 judged renders, one GEPA evaluation)."""
+    value = settings.PAINTRL_JOB_STALE_S
+    if value <= 0:
+        raise ImproperlyConfigured(f"PAINTRL_JOB_STALE_S must be positive, got {value}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """One kind of job. `body(running) -> Ending` does the work (jobs.runner
+    says what it may raise); `stopping` finishes the sentence "<job> ..." a
+    cancel of a running one answers with (None: the kind offers no cancel);
+    `claim` are the fields a claim writes (a first stage); `after(job)` runs
+    once the job has ended, in the worker that ended it; `failed_as_is` are
+    the errors whose message alone says why (bad input), where any other
+    error is recorded with its type."""
+
+    name: str  # the task's argument, and the registry's key
+    label: str  # what pages call it: "Reward model"
+    model: type[Job]
+    queue: str  # the Celery queue its task goes to
+    url_name: str  # its page, reversed with the job's `url_arg` (its pk)
+    body: str  # dotted path of the body
+    stopping: str | None = None
+    claim: dict = field(default_factory=dict)
+    after: str | None = None
+    failed_as_is: tuple[type[Exception], ...] = ()
+    stale_s: Callable[[], float] = job_stale_s
+    url_arg: str = "pk"  # a calibration is shown on its snapshot's page: "snapshot_id"
+
+    def run_body(self) -> Callable:
+        return import_string(self.body)
+
+    def run_after(self) -> Callable | None:
+        return import_string(self.after) if self.after else None
+
+
+_KINDS: dict[str, JobKind] = {}
+
+
+def job_kind_register(kind: JobKind) -> JobKind:
+    """Add a kind (an app's ready()); registering the same one again (a
+    second setup in one process) changes nothing, a second kind of that name
+    or for that model is refused."""
+    for other in _KINDS.values():
+        if other != kind and (other.name == kind.name or other.model is kind.model):
+            raise ImproperlyConfigured(f"job kind {kind.name!r} ({kind.model.__name__}) "
+                                       f"clashes with {other.name!r} ({other.model.__name__})")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def job_kinds() -> tuple[JobKind, ...]:
+    """Every registered kind, in the order the apps registered them."""
+    return tuple(_KINDS.values())
+
+
+def job_kind(name: str) -> JobKind:
+    try:
+        return _KINDS[name]
+    except KeyError:
+        raise LookupError(f"no job kind {name!r}: one of {sorted(_KINDS)}") from None
+
+
+def job_kind_of(model: type[Job]) -> JobKind:
+    """The kind whose rows are `model`'s."""
+    for kind in _KINDS.values():
+        if kind.model is model:
+            return kind
+    raise LookupError(f"{model.__name__} is no registered job kind's model")
+
+
+def job_kind_unregister(name: str) -> None:
+    """Remove a kind (a test's own kind, once the test is done)."""
+    _KINDS.pop(name, None)
