@@ -18,9 +18,9 @@ from training.models import (
     TrainingRun,
     TrainingStep,
 )
+from training.policy import run_dir
 from training.presets import SYSTEM_PROMPT
 from training.rubrics import rubric_total
-from training.runs.conf import run_dir
 
 Status = TrainingRun.Status
 

@@ -29,7 +29,6 @@ from django.apps import apps
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
-from django.contrib.sessions.models import Session
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -41,7 +40,7 @@ from django.http import (
     HttpResponseRedirect,
 )
 from django.test import Client, RequestFactory
-from django.urls import URLResolver, get_resolver, resolve, reverse
+from django.urls import resolve, reverse
 from django.utils import timezone
 
 from api.tokens import token_create
@@ -54,6 +53,7 @@ from sketches.models import ImportJob, Render, Sketch
 from tests.lab_data import lab_world
 from tests.pool_data import pattern_png
 from tests.rating_data import PASSWORD, curator_create
+from tests.routes_data import Route, changed_models, fingerprint, is_api, routes
 from tests.workers import TEST_REDIS_URL
 from training.models import (
     Calibration,
@@ -118,47 +118,6 @@ ADMIN_LOGIN = reverse("admin:login")
 
 
 # --- the routes ------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Route:
-    pieces: tuple  # the pattern of each level, outermost first
-    name: str      # "namespace:name", or "" for an unnamed route
-    module: str    # where its view lives
-
-    @property
-    def pattern(self) -> str:
-        return "".join(str(p) for p in self.pieces)
-
-    @property
-    def label(self) -> str:
-        return self.name or self.pattern
-
-    @property
-    def params(self) -> list[str]:
-        return [name for p in self.pieces for name in p.regex.groupindex]
-
-
-def routes() -> list[Route]:
-    def walk(resolver, pieces, namespace):
-        for entry in resolver.url_patterns:
-            if isinstance(entry, URLResolver):
-                inner = ":".join(filter(None, [namespace, entry.namespace]))
-                yield from walk(entry, (*pieces, entry.pattern), inner)
-            else:
-                name = f"{namespace}:{entry.name}" if namespace and entry.name else \
-                    (entry.name or "")
-                yield Route((*pieces, entry.pattern), name, entry.callback.__module__)
-
-    return list(walk(get_resolver(), (), ""))
-
-
-API_PREFIX = "api/v1/"
-
-
-def is_api(route: Route) -> bool:
-    """A route of the HTTP API, swept by tests/test_api_access.py."""
-    return route.pattern.startswith(API_PREFIX)
-
 
 ROUTES = [route for route in routes() if not is_api(route)]
 
@@ -277,24 +236,6 @@ def world(media) -> World:
     Calibration.objects.create(snapshot=lab.snapshot, status=Calibration.Status.DONE)
     token_create(user=other, name="the sweep's token")
     return World(curator, other, visitor, staff)
-
-
-def fingerprint() -> dict:
-    """Every row of every model (sessions and login times aside), to show a
-    refused request changed nothing."""
-    state = {}
-    for model in apps.get_models():
-        if model is Session:
-            continue
-        rows = list(model.objects.order_by("pk").values())
-        for row in rows:
-            row.pop("last_login", None)
-        state[model._meta.label] = rows
-    return state
-
-
-def changed_models(before: dict, after: dict) -> list[str]:
-    return [label for label in before if before[label] != after.get(label)]
 
 
 def csrf_client(user=None) -> tuple[Client, str]:

@@ -25,6 +25,7 @@ from sketches.models import ImportJob, Render, Sketch
 from tests.conftest import read_sketch
 from tests.lab_data import presets_ensure
 from tests.rating_data import PASSWORD, curator_create, renders_create
+from tests.workers import broker_use
 from training.models import Rubric, TrainingRun
 from training.runs.selectors import run_defaults
 
@@ -59,16 +60,9 @@ def staff():
 
 
 @pytest.fixture
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
-
-
-@pytest.fixture
 def broker(settings):
     """Writes that queue work (renders, imports, reward models) send it to the test's Redis."""
-    from tests.test_access import TEST_REDIS_URL, celery_app
-
-    celery_app.conf.update(broker_url=TEST_REDIS_URL, result_backend=TEST_REDIS_URL)
+    broker_use()
 
 
 # --- tokens ---------------------------------------------------------------------------

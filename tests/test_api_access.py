@@ -23,7 +23,7 @@ from api.tokens import token_create, token_revoke
 from pool.models import PoolSnapshot, RewardModel
 from sketches.models import ImportJob, Render, Sketch
 from tests import test_access
-from tests.test_access import changed_models, fingerprint, is_api, routes
+from tests.routes_data import changed_models, fingerprint, is_api, routes
 from training.models import TrainingRun
 
 pytestmark = pytest.mark.django_db

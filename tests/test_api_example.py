@@ -18,10 +18,9 @@ from api.tokens import token_create
 from pool.models import PoolSnapshot
 from rating.models import Grade
 from sketches.models import Render
-from tests import policy_data
 from tests.lab_data import presets_ensure
 from tests.rating_data import curator_create
-from tests.test_training_runs import WORKER_ENV
+from tests.run_data import WORKER_ENV
 from tests.workers import run_render_worker, run_worker
 from training.models import Rollout, TrainingRun, TrainingStep
 
@@ -30,13 +29,6 @@ SCRIPT = ROOT / "docs" / "api_example.py"
 GUIDE = ROOT / "docs" / "api.md"
 # Twenty light renders and two steps of a real TRL run on a busy two-core machine.
 SCRIPT_TIMEOUT_S = 900
-
-
-@pytest.fixture(scope="module")
-def policy_dir(tmp_path_factory):
-    out = tmp_path_factory.mktemp("policy") / "test-policy"
-    policy_data.test_policy_build(out)
-    return out
 
 
 @pytest.fixture
@@ -56,14 +48,15 @@ def test_the_guide_shows_the_script_that_runs():
     assert SCRIPT.read_text() in blocks, "docs/api.md must show docs/api_example.py as it is"
 
 
-def test_the_example_script_runs_the_loop_over_http(live_server, workers, policy_dir):
+@pytest.mark.worker
+def test_the_example_script_runs_the_loop_over_http(live_server, workers, test_policy):
     presets_ensure()  # what migrate installs: rubrics, the local judge, the prompt set
     boss = curator_create("boss", superuser=True)
     cora = curator_create("cora")
     staff_token = token_create(user=boss, name="example")[1]
     curator_token = token_create(user=cora, name="example")[1]
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--url", live_server.url, "--base-model", str(policy_dir),
+        [sys.executable, str(SCRIPT), "--url", live_server.url, "--base-model", str(test_policy),
          "--name", "from the example", "--timeout", str(SCRIPT_TIMEOUT_S - 60)],
         env={"PATH": "/usr/bin:/bin", "PAINTRL_API_TOKEN": staff_token,
              "PAINTRL_CURATOR_TOKEN": curator_token},
