@@ -117,13 +117,14 @@ class TestAccess:
 
 
 class TestHomePage:
-    def test_staff_see_what_is_running_with_a_link_to_the_jobs_page(self, staff_client, client):
-        run_create(progress={"step": 2, "max_steps": 4, "eta_s": 30})
+    def test_staff_see_what_is_running_with_a_link_to_its_own_page(self, staff_client, client):
+        run = run_create(progress={"step": 2, "max_steps": 4, "eta_s": 30})
         reward_model(1)  # queued: not running
         text = client.get(reverse("home")).content.decode()
         section = text[text.index('id="jobs-running"'):]
         section = section[:section.index("</section>")]
-        assert (f'<a href="{JOBS}">Training run: hibiscus run</a>, 50 %, '
+        page = reverse("training:run", args=[run.pk])
+        assert (f'<a href="{page}">Training run: hibiscus run</a>, 50 %, '
                 "less than a minute left") in section
         assert "Reward model" not in section
 
