@@ -21,7 +21,8 @@ from pathlib import Path
 
 from sketches.painter import paint
 
-from .build import BOS, CHAT_TEMPLATE, EOS, PAD, POLICY_RECORD, SPECIAL_TOKENS, assistant_text
+from .build import POLICY_RECORD
+from .chat import BOS, CHAT_TEMPLATE, EOS, PAD, SPECIAL_TOKENS, assistant_text
 from .corpus import code_compact
 
 UNK = "<|unk|>"  # what every word of a prompt reads as: the policy never looks at it
