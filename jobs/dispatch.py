@@ -4,12 +4,13 @@ task, by its name.
 
 By name, because a service that imported its app's tasks module would make
 a circle (the tasks call the services): here the services name the task and
-only the tasks module imports the services. Celery routes a task sent by
-name exactly as one sent from its object (settings.CELERY_TASK_ROUTES)."""
+only the tasks module imports the services. The name is the task's dotted
+path (Celery's default name), so the task's own object sends it, routed by
+settings.CELERY_TASK_ROUTES."""
 from __future__ import annotations
 
-from celery import current_app
 from django.db import transaction
+from django.utils.module_loading import import_string
 
 from .models import Job
 from .registry import job_kind_of
@@ -32,9 +33,10 @@ def task_send(name: str, *args, on_error=None, **options) -> None:
 
     def send() -> None:
         try:
-            # The app's own task object (Celery imports every app's tasks
-            # module when it first lists them): eager mode and routes apply.
-            current_app.tasks[name].apply_async(args, **options)
+            # The task object itself, its module imported by its dotted name (Celery
+            # registers an app's tasks only once something imports them, which a web
+            # process may not have done yet): its routes apply.
+            import_string(name).apply_async(args, **options)
         except Exception as exc:
             if on_error is None:
                 raise
