@@ -296,6 +296,7 @@ def claims(folder) -> list[str]:
     return path.read_text().split() if path.exists() else []
 
 
+@pytest.mark.worker
 class TestTwoDeliveriesOnARealWorker:
     def test_a_second_delivery_while_the_first_runs_waits_and_never_runs_it_again(
             self, blocking_worker, tmp_path):
