@@ -85,16 +85,6 @@ class RendererConfig:
     # before, kept so benchmarks can put the two side by side; pixels do not
     # depend on it.
     shared_pipeline_cache: bool = True
-    # The page composited in software (sandbox.py's chromium_args says what
-    # it saves). False is the browser as it ran before, kept so benchmarks
-    # can put the two side by side; the canvas is read inside the page, so
-    # pixels do not depend on it.
-    software_compositing: bool = True
-    # Wait for the sketch to finish in one call (harness.js done()) rather
-    # than polling the page every 10 ms (sandbox.py POLL_S). False is the
-    # renderer as it ran before, kept so benchmarks can put the two side by
-    # side.
-    await_finish: bool = True
     viewport_side: int = DEFAULT_VIEWPORT_SIDE
     library_dir: Path = field(default_factory=libraries.default_library_dir)
     # Chromium's own sandbox (os_sandbox.py): a root worker runs the browser

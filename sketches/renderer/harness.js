@@ -499,10 +499,6 @@
       state.pixelDensity = Number(p.pixelDensity()) || 0;
     } catch (e) { /* tampered: the hooks' reading stands */ }
   };
-  // Settled once the sketch has finished, so the Python side waits for it in
-  // one call (`done()`) instead of polling the page every 10 ms.
-  let settleDone = null;
-  const finished = new NativePromise((resolve) => { settleDone = resolve; });
   const finish = () => {
     if (state.phase === "done") return;
     if (instance) {
@@ -522,7 +518,6 @@
     }
     state.drawMs = now() - startedAt;
     state.phase = "done";
-    settleDone();
   };
 
   addEventListener.call(window, "error", (e) => recordError(e.message || e.error || "error"));
@@ -1365,7 +1360,7 @@
   };
 
   defineProperty(window, "__paintrl", {
-    value: Object.freeze({ run, snapshot, done: () => finished, capture: () => capture, captureNow }),
+    value: Object.freeze({ run, snapshot, capture: () => capture, captureNow }),
     writable: false,
     configurable: false,
   });

@@ -30,11 +30,8 @@ from .paint import flatten_on_white
 
 log = logging.getLogger(__name__)
 
-# With RendererConfig(await_finish=False), the renderer as it ran before,
-# readiness is polled with explicit evaluate calls every POLL_S. Each poll
-# costs the browser and the renderer about 1 ms of CPU: a light render spent
-# about 14 ms of its 310 on them (measured 2026-12-04), which a single awaited
-# call saves.
+# Readiness is polled with explicit evaluate calls (rAF-based waits stall on
+# background pages); one evaluate costs about 1 ms, so 10 ms polls add little.
 POLL_S = 0.01
 # A page whose JavaScript is stuck may not close; past this the whole browser
 # is killed and relaunched. A looping page closed in 0.6 s here.
@@ -111,16 +108,7 @@ def chromium_args(config: RendererConfig, server: PageServer) -> list[str]:
         # against 403. It is a cache: two renders of the same code differ
         # with it no more than two renders in one browser without it do.
         "--enable-angle-features=preferGlobalPipelineCache",
-    ] if config.shared_pipeline_cache else []) + ([
-        # The page's frames composited on the CPU instead of through
-        # SwiftShader. The sketch's WebGL canvas is still drawn by SwiftShader
-        # and read inside the page; only the compositor's own frames (a
-        # 200 px viewport, about a dozen frames a render) stop paying for a
-        # Vulkan frame each. Measured here (2026-12-04, one browser, three
-        # light sketches, 2 x 24 renders each way, side by side): the GPU
-        # process took 103-107 ms of CPU a render against 138-145.
-        "--disable-gpu-compositing",
-    ] if config.software_compositing else [])
+    ] if config.shared_pipeline_cache else [])
 
 
 class _TabWatch:
@@ -355,11 +343,6 @@ class BrowserSandbox:
 
     async def _run(self, page: Page, watch: _TabWatch, code: str, seed: int) -> dict:
         await page.evaluate("([code, seed]) => __paintrl.run(code, seed)", [code, seed])
-        if self._config.await_finish:
-            # One call that returns once the sketch has finished; a crash or a
-            # navigation ends it with an error (render() knows which).
-            await page.evaluate("__paintrl.done()")
-            return json.loads(await page.evaluate("__paintrl.snapshot()"))
         while True:
             snapshot = json.loads(await page.evaluate("__paintrl.snapshot()"))
             if snapshot.get("phase") == "done" or watch.crashed or watch.left_page:
