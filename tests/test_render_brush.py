@@ -168,6 +168,7 @@ class TestRunBrush:
     @pytest.mark.worker
     def test_a_run_rendering_on_the_fleet_sends_its_brush_to_the_render_workers(
             self, media, transactional_db):
+        import sketches.tasks  # noqa: F401 - registered as a worker's autodiscovery does
         from tests.run_data import WORKER_ENV
         from tests.workers import (
             TEST_REDIS_URL,
@@ -175,8 +176,6 @@ class TestRunBrush:
             render_worker_start,
             render_worker_stop,
         )
-
-        import sketches.tasks  # noqa: F401 - registered as a worker's autodiscovery does
 
         broker_use()
         worker = render_worker_start(TEST_REDIS_URL, media, env=WORKER_ENV, browsers=1,
