@@ -28,7 +28,8 @@ class RenderOut(ModelSchema):
     class Meta:
         model = Render
         fields = ["id", "seed", "status", "width", "height", "paint_fraction", "brush_calls",
-                  "frames", "elapsed_ms", "draw_ms", "renderer_version", "taste_score",
+                  "frames", "elapsed_ms", "draw_ms", "renderer_version", "brush",
+                  "brush_version", "taste_score",
                   "taste_model", "created", "rendered"]
 
     @staticmethod
@@ -51,7 +52,8 @@ class RenderReportOut(ModelSchema):
         model = Render
         fields = ["id", "status", "violations", "violation_details", "js_errors",
                   "paint_fraction", "brush_calls", "brush_call_counts", "unknown_calls",
-                  "frames", "elapsed_ms", "draw_ms", "width", "height", "renderer_version"]
+                  "frames", "elapsed_ms", "draw_ms", "width", "height", "renderer_version",
+                  "brush", "brush_version"]
 
     @staticmethod
     def resolve_final(render: Render) -> bool:

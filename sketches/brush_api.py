@@ -52,6 +52,26 @@ _METHODS = {
 }
 
 
+# What a render, an import or a run may ask for: a version ("2", "1"), or
+# AUTO_BRUSH, the version the sketch's calls are written for
+# (detect_brush_version). The renderer's own packages are renderer/libraries.py's.
+AUTO_BRUSH = "auto"
+DEFAULT_BRUSH = "2"  # what runs train on, and every render made before the choice existed
+BRUSH_CHOICES = (AUTO_BRUSH, *_METHODS)
+BRUSH_CHOICE_LABELS = {
+    AUTO_BRUSH: "auto: the version the sketch's calls are written for",
+    "2": "p5.brush 2.x (on p5 2.x)",
+    "1": "p5.brush 1.x (on p5 1.x)",
+}
+
+
+def brush_choice_check(brush: str) -> str:
+    """`brush` when it is one of BRUSH_CHOICES; else a ValueError naming it and them."""
+    if brush not in BRUSH_CHOICES:
+        raise ValueError(f"unknown p5.brush choice {brush!r}: one of {', '.join(BRUSH_CHOICES)}")
+    return brush
+
+
 def methods_for(brush: str) -> frozenset[str]:
     return _METHODS[brush][0]
 

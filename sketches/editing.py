@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from .brush_api import DEFAULT_BRUSH
 from .code_syntax import SyntaxProblem, syntax_problem
 from .code_text import MAX_SKETCH_BYTES
 from .models import Render, Sketch
@@ -58,12 +59,16 @@ def sketch_edit(*, parent: Sketch, code: str, prompt: str | None = None,
     code_check(code)
     if same := unchanged_render(parent=parent, code=code, prompt=prompt, seed=seed):
         raise SketchEditInvalid(nothing_changed(same))
+    # An edit renders with the p5.brush its parent last rendered with (an
+    # imported 1.x sketch stays 1.x).
+    last = parent.renders.order_by("-created", "-pk").values_list("brush", flat=True).first()
+    brush = last or DEFAULT_BRUSH
     with transaction.atomic():
         if code == parent.code and prompt == parent.prompt:
-            return render_create(sketch=parent, seed=seed)
+            return render_create(sketch=parent, seed=seed, brush=brush)
         sketch = sketch_create(code=code, prompt=prompt, origin=Sketch.Origin.EDITED,
                                parent=parent)
-        return render_create(sketch=sketch, seed=seed)
+        return render_create(sketch=sketch, seed=seed, brush=brush)
 
 
 def nothing_changed(same: Render) -> str:

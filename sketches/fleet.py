@@ -44,8 +44,10 @@ from celery import current_app, states
 from celery.backends.base import BaseKeyValueStoreBackend
 from django.core.exceptions import ImproperlyConfigured
 
+from .brush_api import brush_choice_check
 from .conf import fleet_wait_s, renderer_config
 from .renderer import shared_pool
+from .renderer.libraries import DEFAULT_BRUSH
 from .renderer.pool import render_bound_s
 from .rendering import UNAVAILABLE, RenderOutcome, render_text
 from .selectors import renderer_version_current
@@ -94,11 +96,12 @@ class FleetRender:
 
 # --- the render worker's side -----------------------------------------------------------
 
-def fleet_render_execute(*, text: str, seed: int, worker: str) -> dict:
-    """Render `text` at `seed` in this process's shared pool; the result as
-    JSON the result backend carries (`fleet_render_unpack` reads it back).
-    Writes nothing: the client stores what it keeps."""
-    outcome = render_text(shared_pool(), text, seed)
+def fleet_render_execute(*, text: str, seed: int, worker: str,
+                         brush: str = DEFAULT_BRUSH) -> dict:
+    """Render `text` at `seed` with p5.brush `brush` in this process's shared
+    pool; the result as JSON the result backend carries (`fleet_render_unpack`
+    reads it back). Writes nothing: the client stores what it keeps."""
+    outcome = render_text(shared_pool(), text, seed, brush=brush)
     png = base64.b64encode(outcome.png).decode("ascii") if outcome.png else None
     return {"report": outcome.report(), "png": png, "worker": worker}
 
@@ -125,15 +128,18 @@ def unavailable(error: str) -> RenderOutcome:
 # --- the client -------------------------------------------------------------------------
 
 def fleet_render(*, texts: Sequence[str], seeds: Sequence[int], keys: Sequence[str],
-                 wait_s: float | None = None) -> list[FleetRender]:
+                 wait_s: float | None = None, brush: str = DEFAULT_BRUSH) -> list[FleetRender]:
     """Every text rendered at its seed by the render workers, in order, each
-    exactly once (module docstring); `wait_s` defaults to PAINTRL_FLEET_WAIT_S."""
+    exactly once (module docstring), with p5.brush `brush` ("2", "1" or
+    "auto": rendering.render_text); `wait_s` defaults to PAINTRL_FLEET_WAIT_S."""
+    brush_choice_check(brush)  # here, not as a failure on every worker
     if not len(texts) == len(seeds) == len(keys):
         raise ValueError(f"{len(texts)} texts, {len(seeds)} seeds and {len(keys)} keys: "
                          "one of each per render")
     if len(set(keys)) != len(keys):
         raise ValueError("render keys must be unique: the first result per key is kept")
-    return _Batch(texts, seeds, keys, fleet_wait_s() if wait_s is None else wait_s).run()
+    return _Batch(texts, seeds, keys, fleet_wait_s() if wait_s is None else wait_s,
+                  brush).run()
 
 
 @dataclass
@@ -158,10 +164,10 @@ class _Render:
 class _Batch:
     """One call of fleet_render: sends, collects, sends again, gives up."""
 
-    def __init__(self, texts, seeds, keys, wait_s: float):
+    def __init__(self, texts, seeds, keys, wait_s: float, brush: str = DEFAULT_BRUSH):
         # By name: the tasks module imports this one (it runs fleet_render_execute).
         task = current_app.tasks[FLEET_RENDER_TASK]
-        self.task, self.app, self.wait_s = task, task.app, wait_s
+        self.task, self.app, self.wait_s, self.brush = task, task.app, wait_s, brush
         self.backend = self.app.backend
         if not isinstance(self.backend, BaseKeyValueStoreBackend):
             raise ImproperlyConfigured(
@@ -204,8 +210,8 @@ class _Batch:
         # The AsyncResult is not kept: a client outside a worker subscribes to
         # each result's channel until it is dropped, and results are read here
         # by MGET instead.
-        self.task.apply_async((render.text, render.seed), task_id=task_id, priority=ASKED,
-                              expires=EXPIRES_S)
+        self.task.apply_async((render.text, render.seed, self.brush), task_id=task_id,
+                              priority=ASKED, expires=EXPIRES_S)
         render.out.append(_Attempt(task_id))
 
     def _collect(self) -> bool:

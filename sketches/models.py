@@ -6,6 +6,11 @@ from django.db import models
 
 from jobs.models import Job
 
+from .brush_api import AUTO_BRUSH, BRUSH_CHOICE_LABELS, DEFAULT_BRUSH
+
+# The p5.brush a render, an import or a run asks for (brush_api.BRUSH_CHOICES).
+BRUSH_CHOICES = list(BRUSH_CHOICE_LABELS.items())
+
 
 def code_hash(code: str) -> str:
     return hashlib.sha256(code.encode()).hexdigest()
@@ -88,6 +93,17 @@ class Render(models.Model):
     elapsed_ms = models.PositiveIntegerField(default=0)
     draw_ms = models.PositiveIntegerField(default=0)
     renderer_version = models.CharField(max_length=120, blank=True)
+    # Asked for when the render was made (rendering.render_text's `brush`): the
+    # render task renders with it, and a re-render again. "2" for every render
+    # made before it was recorded: they all rendered with p5.brush 2.x.
+    brush = models.CharField(
+        max_length=4, choices=BRUSH_CHOICES, default=DEFAULT_BRUSH,
+        help_text="The p5.brush version asked for: 2, 1, or auto (the version the sketch's "
+                  "calls are written for).")
+    brush_version = models.CharField(
+        max_length=4, blank=True,
+        help_text="The p5.brush version it rendered with (1 or 2); blank until rendered, and "
+                  "for an imported PNG.")
     # Written by the pool app's active reward model (apps above sketches store
     # their results here rather than being imported by it).
     taste_score = models.FloatField(null=True, blank=True, db_index=True)
@@ -135,6 +151,10 @@ class ImportJob(Job):
     done = models.PositiveIntegerField(default=0)
     report = models.JSONField(default=dict, blank=True,
                               help_text="ImportReport.to_dict(): counts and per-item results.")
+    brush = models.CharField(
+        max_length=4, choices=BRUSH_CHOICES, default=AUTO_BRUSH,
+        help_text="The p5.brush the imported sketches render with, unless a manifest line "
+                  "names its own.")
 
     @property
     def percent(self) -> int:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from . import gate
-from .brush_api import detect_brush_version
+from .brush_api import AUTO_BRUSH, brush_choice_check, detect_brush_version
+from .brush_api import BRUSH_CHOICES as BRUSH_CHOICES  # where callers have found it
 from .code_text import brush_member_names, extract_code
 from .renderer.config import RendererConfig
 from .renderer.libraries import BRUSH_VERSIONS, DEFAULT_BRUSH
@@ -83,23 +84,23 @@ def renderer_version_of(library_versions: dict[str, str], config: RendererConfig
     return f"harness/{HARNESS_VERSION}{ways} {libs}"
 
 
-def renderer_version(pool: RenderPool) -> str:
-    return renderer_version_of(pool.library_versions, pool.config)
+def renderer_version(pool: RenderPool, brush: str = DEFAULT_BRUSH) -> str:
+    """The renderer_version of a render made in `pool` with p5.brush `brush`
+    ("2" or "1"): it names the libraries that render loaded."""
+    return renderer_version_of(pool.libraries[brush], pool.config)
 
 
-# `brush` for render_text: the version named, or AUTO_BRUSH for the one the
-# sketch's calls are written for (brush_api.detect_brush_version).
-AUTO_BRUSH = "auto"
-BRUSH_CHOICES = (AUTO_BRUSH, *BRUSH_VERSIONS)
+def renderer_versions(pool: RenderPool) -> tuple[str, ...]:
+    """Every renderer_version `pool` stamps now, one per p5.brush version: a
+    render bearing any of them was made by today's renderer."""
+    return tuple(renderer_version(pool, brush) for brush in BRUSH_VERSIONS)
 
 
 def brush_version_for(code: str, brush: str = AUTO_BRUSH) -> str:
     """The p5.brush version to render `code` with: `brush` itself, or for
     AUTO_BRUSH the one its calls are written for."""
-    if brush == AUTO_BRUSH:
+    if brush_choice_check(brush) == AUTO_BRUSH:
         return detect_brush_version(brush_member_names(code))
-    if brush not in BRUSH_VERSIONS:
-        raise ValueError(f"unknown p5.brush version {brush!r}: one of {', '.join(BRUSH_CHOICES)}")
     return brush
 
 
@@ -108,13 +109,16 @@ def render_text(pool: RenderPool, text: str, seed: int = 0,
     """`brush`: which p5.brush to render with (BRUSH_CHOICES): "2" (the
     default: what runs train on), "1", or "auto", the version the sketch's
     calls are written for."""
-    version = renderer_version(pool)
     code = extract_code(text)
     if code is None:
+        # No calls to tell a version by: the one asked for, or the default.
+        brush = DEFAULT_BRUSH if brush_choice_check(brush) == AUTO_BRUSH else brush
         return RenderOutcome(REJECTED, [gate.NO_CODE],
                              {gate.NO_CODE: "no sketch found in the text"},
-                             renderer_version=version)
+                             renderer_version=renderer_version(pool, brush),
+                             brush_version=brush, libraries=dict(pool.libraries[brush]))
     brush = brush_version_for(code, brush)
+    version = renderer_version(pool, brush)
     libraries = dict(pool.libraries[brush])
     static = gate.static_violations(code, brush)
     run = pool.render(code, seed, brush)

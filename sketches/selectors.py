@@ -1,11 +1,13 @@
 """Reads for sketches and renders."""
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from django.db.models import Count, QuerySet
 
 from .conf import renderer_config, score_size
 from .models import IMPORTED_RENDERER, Render
-from .renderer.libraries import installed_versions
+from .renderer.libraries import BRUSH_VERSIONS, DEFAULT_BRUSH, installed_versions
 from .renderer.paint import downscale
 from .rendering import renderer_version_of
 
@@ -22,25 +24,34 @@ def renders_pending_ids(limit: int | None = None) -> list[int]:
     return list(qs.values_list("id", flat=True)[:limit])
 
 
-def renderer_version_current() -> str:
-    """The renderer_version a render made now gets, without starting a
-    browser: a pool's library_versions are the package.json versions of the
-    files it loads, read here from the same place."""
+def renderer_version_current(brush: str = DEFAULT_BRUSH) -> str:
+    """The renderer_version a render made now with p5.brush `brush` gets,
+    without starting a browser: a pool's libraries are the package.json
+    versions of the files it loads, read here from the same place."""
     config = renderer_config()
-    return renderer_version_of(installed_versions(config.library_dir), config)
+    return renderer_version_of(installed_versions(config.library_dir, brush), config)
 
 
-def renders_stale(version: str | None = None) -> QuerySet[Render]:
-    """Renders that another renderer than `version` (default: the current
-    one) made, oldest first. Never pending ones (not rendered yet) nor
-    imported ones (no renderer of ours made their picture)."""
-    version = renderer_version_current() if version is None else version
+def renderer_versions_current() -> tuple[str, ...]:
+    """renderer_version_current() of each p5.brush version."""
+    return tuple(renderer_version_current(brush) for brush in BRUSH_VERSIONS)
+
+
+def renders_stale(version: str | Collection[str] | None = None) -> QuerySet[Render]:
+    """Renders that another renderer than `version` (one, or several: by
+    default today's, one per p5.brush version) made, oldest first. Never
+    pending ones (not rendered yet) nor imported ones (no renderer of ours
+    made their picture)."""
+    if version is None:
+        version = renderer_versions_current()
+    versions = [version] if isinstance(version, str) else list(version)
     return (Render.objects.exclude(status=Render.Status.PENDING)
-            .exclude(renderer_version__in=[IMPORTED_RENDERER, version])
+            .exclude(renderer_version__in=[IMPORTED_RENDERER, *versions])
             .order_by("created", "pk"))
 
 
-def renders_stale_ids(limit: int | None = None, *, version: str | None = None) -> list[int]:
+def renders_stale_ids(limit: int | None = None, *,
+                      version: str | Collection[str] | None = None) -> list[int]:
     return list(renders_stale(version).values_list("id", flat=True)[:limit])
 
 

@@ -17,10 +17,12 @@ from django.utils import timezone
 
 from jobs.dispatch import task_send
 
+from .brush_api import brush_choice_check
 from .conf import png_in_use
 from .models import Render, Sketch
 from .renderer import RenderPool, shared_pool
-from .rendering import UNAVAILABLE, RenderOutcome, render_text, renderer_version
+from .renderer.libraries import DEFAULT_BRUSH
+from .rendering import UNAVAILABLE, RenderOutcome, render_text, renderer_versions
 from .selectors import renders_stale
 
 log = logging.getLogger(__name__)
@@ -42,10 +44,13 @@ ASKED = 0
 BULK = 9
 
 
-def render_create(*, sketch: Sketch, seed: int = 0, priority: int = ASKED) -> Render:
+def render_create(*, sketch: Sketch, seed: int = 0, priority: int = ASKED,
+                  brush: str = DEFAULT_BRUSH) -> Render:
     """A pending render, queued on the `render` queue once the transaction
-    commits, at `priority` (ASKED or BULK)."""
-    render = Render.objects.create(sketch=sketch, seed=seed)
+    commits, at `priority` (ASKED or BULK), to be rendered with p5.brush
+    `brush` (brush_api.BRUSH_CHOICES: "2", "1" or "auto"; a ValueError names
+    any other)."""
+    render = Render.objects.create(sketch=sketch, seed=seed, brush=brush_choice_check(brush))
     task_send("sketches.tasks.render_task", render.pk, priority=priority)
     return render
 
@@ -83,6 +88,7 @@ def render_store(*, render: Render, outcome: RenderOutcome,
         locked.elapsed_ms = outcome.elapsed_ms
         locked.draw_ms = outcome.draw_ms
         locked.renderer_version = outcome.renderer_version
+        locked.brush_version = outcome.brush_version
         locked.rendered = timezone.now()
         written = None
         try:
@@ -124,7 +130,8 @@ def render_execute(*, render_id: int, pool: RenderPool | None = None) -> Render:
     render = Render.objects.select_related("sketch").get(pk=render_id)
     if render.is_final:
         return render
-    outcome = render_text(pool or shared_pool(), render.sketch.code, render.seed)
+    outcome = render_text(pool or shared_pool(), render.sketch.code, render.seed,
+                          brush=render.brush)
     return render_store(render=render, outcome=outcome)
 
 
@@ -170,7 +177,7 @@ def renders_rerender(
     old PNG, verdict and version, and stays stale for the next run. Pending
     and imported renders are never touched."""
     pool = pool or shared_pool()
-    todo = list(renders_stale(renderer_version(pool)).select_related("sketch")
+    todo = list(renders_stale(renderer_versions(pool)).select_related("sketch")
                 .filter(pk__in=render_ids))
 
     def store(render: Render, outcome: RenderOutcome) -> Rerender:
@@ -192,7 +199,8 @@ def _render_concurrently(
     stored: list[Stored] = []
     # One waiting thread per browser keeps every browser busy.
     with ThreadPoolExecutor(max_workers=pool.config.browsers) as executor:
-        futures = {executor.submit(render_text, pool, r.sketch.code, r.seed): r for r in renders}
+        futures = {executor.submit(render_text, pool, r.sketch.code, r.seed, r.brush): r
+                   for r in renders}
         for future in as_completed(futures):
             stored.append(store(futures[future], future.result()))
             if on_progress is not None:

@@ -5,6 +5,7 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from . import fleet, services
+from .brush_api import DEFAULT_BRUSH
 
 # The database briefly unavailable: try again later rather than fail. A
 # failed task is acknowledged like a finished one, so without a retry its
@@ -36,6 +37,8 @@ def render_batch_task(self, render_ids: list[int]) -> dict:
 # reported with the worker's name, which the client pings to tell a slow
 # render from a lost worker.
 @shared_task(bind=True, track_started=True)
-def fleet_render_task(self, text: str, seed: int) -> dict:
-    return fleet.fleet_render_execute(text=text, seed=seed, worker=self.request.hostname)
+def fleet_render_task(self, text: str, seed: int, brush: str = DEFAULT_BRUSH) -> dict:
+    # `brush` defaults to 2.x for a message sent before it was passed.
+    return fleet.fleet_render_execute(text=text, seed=seed, worker=self.request.hostname,
+                                      brush=brush)
 

@@ -57,7 +57,7 @@ def _import_upload(request, handler):
     if not form.is_valid():
         return _import_page(request, form, status=413 if form.upload_stopped else 400)
     job = import_job_create(upload=form.cleaned_data["archive"], kind=form.kind,
-                            uploaded_by=request.user)
+                            uploaded_by=request.user, brush=form.cleaned_data["brush"])
     return redirect("sketches:import_job", pk=job.pk)
 
 

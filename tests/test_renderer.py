@@ -100,9 +100,10 @@ class TestHonestSketches:
         assert first.png == second.png
 
     def test_watercolour_repeats_within_rasteriser_noise(self, render_pool):
-        # SwiftShader's threaded blending leaves a few pixels of a watercolour
-        # fill off by 1-3 levels between runs (seen: at most 6 of 57,600
-        # pixels, 3 levels); strokes alone repeat bit for bit (test above).
+        # SwiftShader's two worker threads leave a few pixels at a watercolour
+        # fill's edge off by a few levels between runs (docs/renderer.md,
+        # determinism: the figures, and why it is not made one thread);
+        # strokes alone repeat bit for bit (test above).
         first = render_text(render_pool, read_sketch("good/hibiscus.js"), seed=7)
         second = render_text(render_pool, read_sketch("good/hibiscus.js"), seed=7)
         changed, worst = pixel_difference(first.png, second.png)

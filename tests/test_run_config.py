@@ -179,7 +179,7 @@ class TestOneDefinition:
         # grpo_args derives TRL's arguments from these, or TRL never sees them (the
         # engine, the supervisor and the renderer read them): a new one is named here.
         assert derived == {"prompts_per_step", "lr_schedule", "lora", "lora_rank", "device",
-                           "bf16", "processes", "accelerate_config", "renders"}
+                           "bf16", "processes", "accelerate_config", "renders", "brush"}
 
     def test_what_runs_launched_before_a_setting_trained_with_is_a_valid_config(self):
         from training.runs.config import LAUNCHED_BEFORE

@@ -43,6 +43,7 @@ class Candidate:
     grades: dict[str, str] = field(default_factory=dict)
     png: CheckedPng | None = None
     meta: dict = field(default_factory=dict)  # becomes Sketch.meta["import"]
+    brush: str | None = None  # the p5.brush its line asks for; None: the import's
 
 
 @dataclass(frozen=True)
@@ -187,7 +188,7 @@ def _manifest_loader(source, members, entry: ManifestEntry, limits: ImportLimits
         code = code_decode(source.read(code_member, limit=limits.max_file_bytes))
         return Candidate(
             name=code_member.name, code=code, prompt=entry.prompt, seed=entry.seed,
-            grades=entry.grades, png=png,
+            grades=entry.grades, png=png, brush=entry.brush,
             meta={"file": code_member.name, "source": source_name,
                   **({"png": entry.png} if entry.png else {})},
         )
@@ -252,6 +253,6 @@ def _jsonl_loader(name: str, line_no: int, raw: bytes, limits: ImportLimits,
             raise ItemError(ErrorCode.FILE_TOO_LARGE,
                             f"the code is {size} bytes, over the limit of {limits.max_file_bytes}")
         return Candidate(name=name, code=code, prompt=line.prompt,
-                         seed=line.seed, grades=line.grades,
+                         seed=line.seed, grades=line.grades, brush=line.brush,
                          meta={"file": source_name, "line": line_no, "source": source_name})
     return load

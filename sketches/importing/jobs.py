@@ -10,16 +10,20 @@ from files.stored import local_copy
 from jobs.dispatch import job_enqueue
 from jobs.runner import Ending, Running, job_run
 
+from ..brush_api import AUTO_BRUSH, brush_choice_check
 from ..models import ImportJob
 from .report import ItemResult
 from .services import import_path
 
 
 @transaction.atomic
-def import_job_create(*, upload: UploadedFile, kind: str, uploaded_by) -> ImportJob:
+def import_job_create(*, upload: UploadedFile, kind: str, uploaded_by,
+                      brush: str = AUTO_BRUSH) -> ImportJob:
     """Store the upload in the default storage under imports/ with a generated name and
-    queue its import once the row is committed. `kind` is "zip" or "jsonl"."""
-    job = ImportJob(uploaded_by=uploaded_by, original_filename=(upload.name or "upload")[:255])
+    queue its import once the row is committed. `kind` is "zip" or "jsonl"; `brush`
+    the p5.brush its sketches render with (services.import_path)."""
+    job = ImportJob(uploaded_by=uploaded_by, original_filename=(upload.name or "upload")[:255],
+                    brush=brush_choice_check(brush))
     job.archive.save(f"upload.{kind}", upload, save=False)  # upload_to picks the real name
     job.save()
     job_enqueue(job=job)
@@ -47,7 +51,8 @@ def import_job_body(running: Running) -> Ending:
         running.lease.write(force=done == total, done=done, total=total, report={"live": live})
 
     with local_copy(job.archive.name, job.archive.storage) as archive:
-        report = import_path(archive, source_name=job.original_filename, on_progress=progress)
+        report = import_path(archive, source_name=job.original_filename, on_progress=progress,
+                             brush=job.brush)
     return Ending(fields={"report": report.to_dict(), "done": report.done,
                           "total": report.total})
 

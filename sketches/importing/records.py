@@ -5,10 +5,12 @@ manifest.jsonl (beside the .js files in a folder or zip), one object a line:
      "png": "renders/hibiscus.png", "seed": 0,
      "grades": {"ana": "love", "ben": "okay"}}
 `file` is required; `prompt` (default ""), `png` (a render of this code at
-`seed`, kept instead of rendering again), `seed` (default 0) and `grades`
-({curator name: "love" | "okay" | "nope"}) are optional.
+`seed`, kept instead of rendering again), `seed` (default 0), `grades`
+({curator name: "love" | "okay" | "nope"}) and `brush` (the p5.brush to render
+it with: "2", "1" or "auto"; default: the import's own choice) are optional.
 
-A JSONL file of sketches has `code` in place of `file` and no `png`:
+A JSONL file of sketches has `code` in place of `file` and no `png` (`brush`
+as above):
     {"prompt": "three pencil lines", "code": "function setup() { ... }"}
 """
 from __future__ import annotations
@@ -17,6 +19,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ..brush_api import BRUSH_CHOICES
 from .errors import ErrorCode, ItemError
 
 # Render seeds are stored in a 32-bit integer column.
@@ -31,6 +34,7 @@ class ManifestEntry:
     png: str | None = None
     seed: int = 0
     grades: dict[str, str] = field(default_factory=dict)
+    brush: str | None = None  # None: the import's choice
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,7 @@ class SketchLine:
     prompt: str = ""
     seed: int = 0
     grades: dict[str, str] = field(default_factory=dict)
+    brush: str | None = None
 
 
 def manifest_entry_parse(line: int, raw: bytes) -> ManifestEntry:
@@ -51,6 +56,7 @@ def manifest_entry_parse(line: int, raw: bytes) -> ManifestEntry:
         png=_text(obj, "png") or None,
         seed=_seed(obj),
         grades=_grades(obj),
+        brush=_brush(obj),
     )
 
 
@@ -76,7 +82,7 @@ def sketch_line_parse(line: int, raw: bytes) -> SketchLine:
     if "code" not in obj:
         raise ItemError(ErrorCode.BAD_LINE, "no 'code' field")
     return SketchLine(line=line, code=_text(obj, "code"), prompt=_text(obj, "prompt"),
-                      seed=_seed(obj), grades=_grades(obj))
+                      seed=_seed(obj), grades=_grades(obj), brush=_brush(obj))
 
 
 def _object(raw: bytes) -> dict:
@@ -125,6 +131,14 @@ def _seed(obj: dict) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed not in SEED_RANGE:
         raise ItemError(ErrorCode.BAD_LINE, f"'seed' must be a 32-bit integer, got {seed!r}")
     return seed
+
+
+def _brush(obj: dict) -> str | None:
+    brush = obj.get("brush")
+    if brush is not None and brush not in BRUSH_CHOICES:
+        raise ItemError(ErrorCode.BAD_LINE, f"'brush' must be one of "
+                                            f"{', '.join(BRUSH_CHOICES)}, got {brush!r}")
+    return brush
 
 
 def _grades(obj: dict) -> dict[str, str]:

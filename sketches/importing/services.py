@@ -17,6 +17,7 @@ from django.core.files.base import ContentFile
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
+from ..brush_api import AUTO_BRUSH, brush_choice_check
 from ..models import IMPORTED_RENDERER, Render, Sketch, code_hash
 from ..renderer.paint import paint_fraction
 from ..services import render_create, sketch_create
@@ -32,8 +33,13 @@ ProgressCallback = Callable[[int, int, ItemResult], None]
 
 def import_path(path: str | Path, *, source_name: str | None = None,
                 on_progress: ProgressCallback | None = None,
-                queue_renders: bool = True) -> ImportReport:
+                queue_renders: bool = True, brush: str = AUTO_BRUSH) -> ImportReport:
     """Import everything in `path` and report item by item.
+
+    `brush` is the p5.brush the sketches render with ("2", "1" or "auto",
+    the default: sketches from outside are written for either, and auto
+    renders each with the version its calls are written for), unless an
+    item's line names its own; a ValueError names any other value.
 
     `source_name` is what Sketch.meta records as the source (the uploaded
     file's name; by default the path's name). `on_progress(done, total,
@@ -43,7 +49,8 @@ def import_path(path: str | Path, *, source_name: str | None = None,
     Raises ImportInputError when the input as a whole cannot be read."""
     path = Path(path)
     source_name = source_name or path.name
-    run = _ImportRun(store_grades=grades_handler(), queue_renders=queue_renders)
+    run = _ImportRun(store_grades=grades_handler(), queue_renders=queue_renders,
+                     brush=brush_choice_check(brush))
     with import_plan(path, import_limits(), source_name) as plan:
         report = ImportReport(source=source_name, kind=plan.kind, total=plan.total,
                               ignored=plan.ignored)
@@ -61,6 +68,7 @@ class _ImportRun:
     """What one import remembers from item to item."""
     store_grades: GradesHandler
     queue_renders: bool
+    brush: str  # for items whose line names none
     # (code hash, seed) -> the item that brought it: the same pair twice is a duplicate.
     seen: dict[tuple[str, int], str] = field(default_factory=dict)
     # Ids of the sketches this import created: the same code at another
@@ -101,11 +109,11 @@ class _ImportRun:
                         code=candidate.code, prompt=candidate.prompt,
                         origin=Sketch.Origin.IMPORTED, meta={"import": candidate.meta})
                     render, how = _render_new(sketch, candidate, self.queue_renders,
-                                              stored_files)
+                                              stored_files, self.brush)
                 else:
                     sketch = existing
                     render, how = _render_reuse(sketch, candidate, self.queue_renders,
-                                                stored_files)
+                                                stored_files, self.brush)
                 grades = _grades_store(render, candidate.grades, self.store_grades)
                 stored = True
         except BaseException as exc:
@@ -131,14 +139,17 @@ class _ImportRun:
 
 
 def _render_new(sketch: Sketch, candidate: Candidate, queue_renders: bool,
-                stored_files: list) -> tuple[Render, RenderSource]:
+                stored_files: list, brush: str) -> tuple[Render, RenderSource]:
     png = candidate.png
+    brush = candidate.brush or brush
     if png is None:
         if queue_renders:
-            return render_create(sketch=sketch, seed=candidate.seed), RenderSource.QUEUED
-        return Render.objects.create(sketch=sketch, seed=candidate.seed), RenderSource.QUEUED
+            return (render_create(sketch=sketch, seed=candidate.seed, brush=brush),
+                    RenderSource.QUEUED)
+        return (Render.objects.create(sketch=sketch, seed=candidate.seed, brush=brush),
+                RenderSource.QUEUED)
     render = Render.objects.create(
-        sketch=sketch, seed=candidate.seed, status=Render.Status.OK,
+        sketch=sketch, seed=candidate.seed, brush=brush, status=Render.Status.OK,
         width=png.width, height=png.height, paint_fraction=paint_fraction(png.data),
         renderer_version=IMPORTED_RENDERER, rendered=timezone.now())
     render.png.save("render.png", ContentFile(png.data), save=True)
@@ -147,7 +158,7 @@ def _render_new(sketch: Sketch, candidate: Candidate, queue_renders: bool,
 
 
 def _render_reuse(sketch: Sketch, candidate: Candidate, queue_renders: bool,
-                  stored_files: list) -> tuple[Render, RenderSource]:
+                  stored_files: list, brush: str) -> tuple[Render, RenderSource]:
     """The render an earlier import made for this code and seed (an imported
     PNG, when this item brings one), so grades land on the same render."""
     renders = sketch.renders.filter(seed=candidate.seed).order_by("pk")
@@ -156,7 +167,7 @@ def _render_reuse(sketch: Sketch, candidate: Candidate, queue_renders: bool,
     found = renders.first()
     if found is not None:
         return found, RenderSource.EXISTING
-    return _render_new(sketch, candidate, queue_renders, stored_files)
+    return _render_new(sketch, candidate, queue_renders, stored_files, brush)
 
 
 def _grades_store(render: Render, grades: dict[str, str], store_grades: GradesHandler) -> int:

@@ -6,6 +6,8 @@ from django import forms
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.template.defaultfilters import filesizeformat
 
+from ..brush_api import AUTO_BRUSH
+from ..models import BRUSH_CHOICES
 from .conf import max_upload_bytes
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip with members, an empty zip
@@ -50,6 +52,11 @@ class ImportUploadForm(forms.Form):
         label="Zip or JSONL file",
         help_text="A zip of .js sketches with an optional manifest.jsonl, or a .jsonl file "
                   "of {\"prompt\", \"code\"} lines.")
+    brush = forms.ChoiceField(
+        label="p5.brush", choices=BRUSH_CHOICES, initial=AUTO_BRUSH, required=False,
+        help_text="The version the sketches render with, unless a manifest line names its own "
+                  "(\"brush\"). Auto: sketches from outside are written for 1.x or 2.x, so "
+                  "each renders with the version its calls are written for.")
 
     def __init__(self, *args, upload_handler: SizeLimitUploadHandler | None = None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -82,6 +89,9 @@ class ImportUploadForm(forms.Form):
         else:
             raise forms.ValidationError("Upload a .zip archive or a .jsonl file.")
         return upload
+
+    def clean_brush(self) -> str:
+        return self.cleaned_data.get("brush") or AUTO_BRUSH  # a form posted without it
 
     @staticmethod
     def too_large_message() -> str:

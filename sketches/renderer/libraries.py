@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import brush_api
+
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 
@@ -35,7 +37,7 @@ BRUSH = ("p5.brush", "dist/p5.brush.js")
 # its p5 and its p5.brush.
 BRUSH_2 = "2"
 BRUSH_1 = "1"
-DEFAULT_BRUSH = BRUSH_2
+DEFAULT_BRUSH = brush_api.DEFAULT_BRUSH
 PACKAGES = {
     BRUSH_2: ("p5", "p5.brush"),
     BRUSH_1: ("p5-1", "p5.brush-1"),

@@ -7,7 +7,8 @@ from django.db import models
 
 from jobs.models import Job, job_statuses
 from pool.models import RewardModel
-from sketches.models import Render, Sketch
+from sketches.brush_api import DEFAULT_BRUSH
+from sketches.models import BRUSH_CHOICES, Render, Sketch
 
 from ..sampling.conf import renders_default
 from .base import RewardJudges, SamplingSettings
@@ -52,6 +53,9 @@ class TrainingRun(Job, RewardJudges, SamplingSettings):
     class Renders(models.TextChoices):
         PROCESS = "process", "in the train worker's own browsers"
         FLEET = "fleet", "by the render workers (the render queue)"
+
+    # The p5.brush a run's sketches render with (sketches.brush_api.BRUSH_CHOICES).
+    Brush = models.TextChoices("Brush", [(value, (value, label)) for value, label in BRUSH_CHOICES])
 
     class ReportTo(models.TextChoices):
         NONE = "none", "none (the run page only)"
@@ -111,6 +115,12 @@ class TrainingRun(Job, RewardJudges, SamplingSettings):
     seed = models.IntegerField(default=0)
     device = models.CharField(max_length=10, choices=Device.choices, default=Device.AUTO)
     save_steps = models.PositiveIntegerField(default=5, help_text="Checkpoint every N steps.")
+    # Rendering (config.GRPOConfig's "Rendering" section)
+    brush = models.CharField(
+        max_length=4, choices=Brush.choices, default=DEFAULT_BRUSH, verbose_name="p5.brush",
+        help_text="The p5.brush version the rollouts and the probe render with, and whose "
+                  "methods the gate allows: 2 (the default, what the system prompts teach), "
+                  "1 (bleed, setHatch, push...), or auto (each sketch by the calls it makes).")
     # Scale: GPUs, processes, renders (config.GRPOConfig's "scale" section)
     use_vllm = models.BooleanField(
         default=False, verbose_name="use vLLM",

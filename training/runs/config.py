@@ -24,6 +24,7 @@ from ..sampling.config import SECTION as SAMPLING
 from ..sampling.config import SamplingConfig
 
 GRPO, SCALE = "GRPO", "Scale: GPUs, processes, renders, tracking"
+RENDERING = "Rendering"
 
 
 class GRPOConfigError(ConfigError):
@@ -58,6 +59,11 @@ class GRPOConfig(SamplingConfig):
     seed: int = setting(GRPO, trl="seed")
     device: str = setting(GRPO)  # "auto", "cpu" or "cuda" (TRL's use_cpu)
     save_steps: int = setting(GRPO, trl="save_steps")  # a checkpoint every N steps
+    # --- rendering --------------------------------------------------------------
+    # The p5.brush the rollouts and the probe render with, and whose method
+    # list the gate checks: "2", "1" or "auto" (each sketch by its calls).
+    # Runs launched before it existed rendered with 2.x.
+    brush: str = setting(RENDERING, before="2")
     # --- scale: GPUs, processes, renders, tracking -----------------------------
     # Runs launched before these existed trained in one process with
     # transformers' generate, no checkpointing or accumulation, bf16 where the
@@ -129,6 +135,7 @@ class GRPOConfig(SamplingConfig):
                               ("vllm_mode", TrainingRun.VllmMode.values),
                               ("bf16", TrainingRun.Bf16.values),
                               ("renders", TrainingRun.Renders.values),
+                              ("brush", TrainingRun.Brush.values),
                               ("report_to", TrainingRun.ReportTo.values)):
             if getattr(self, name) not in allowed:
                 problems.append(f"{name} must be one of {', '.join(allowed)}, "
@@ -181,5 +188,5 @@ LAUNCHED_BEFORE = stored_before(GRPOConfig)
 TRACKER_PACKAGES = {"tensorboard": "tensorboard", "trackio": "trackio", "wandb": "wandb"}
 
 # The admin's fieldsets, one a section: the GRPO settings, how the rollouts
-# are sampled, then the scale settings.
-SECTIONS = sections(GRPOConfig, order=(GRPO, SAMPLING, SCALE))
+# are sampled and rendered, then the scale settings.
+SECTIONS = sections(GRPOConfig, order=(GRPO, SAMPLING, RENDERING, SCALE))

@@ -11,6 +11,7 @@ import json
 from django.conf import settings
 from django.template.defaultfilters import pluralize
 
+from sketches.brush_api import DEFAULT_BRUSH
 from sketches.gate import UNKNOWN_BRUSH_METHOD
 
 from ..charts import run_charts
@@ -124,6 +125,8 @@ def _scale_summary(run: TrainingRun) -> list[str]:
         parts.append(run.get_bf16_display())
     if run.chat_template_kwargs:
         parts.append(f"chat template {json.dumps(run.chat_template_kwargs)}")
+    if run.brush != DEFAULT_BRUSH:
+        parts.append(f"renders with {run.get_brush_display()}")
     if run.renders != TrainingRun.Renders.PROCESS:
         parts.append(f"renders {run.get_renders_display()}")
     if run.report_to != TrainingRun.ReportTo.NONE:

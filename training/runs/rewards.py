@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
+from sketches.brush_api import DEFAULT_BRUSH
 from sketches.code_text import extract_code
 from sketches.models import Render, Sketch
 from sketches.rendering import RenderOutcome
@@ -178,8 +179,10 @@ def completion_store(*, text: str, prompt: str, meta: dict, seed: int,
     like every render: a rollout's (below) and a probe sample's (probe/)."""
     sketch = sketch_create(code=extract_code(text) or text, prompt=prompt,
                            origin=Sketch.Origin.ROLLOUT, meta=meta)
-    render = render_store(render=Render.objects.create(sketch=sketch, seed=seed),
-                          outcome=outcome)
+    # The version it rendered with (the run's brush setting, resolved for
+    # "auto"), so a re-render draws it with the same library.
+    render = render_store(render=Render.objects.create(
+        sketch=sketch, seed=seed, brush=outcome.brush_version or DEFAULT_BRUSH), outcome=outcome)
     return sketch, render
 
 

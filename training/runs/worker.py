@@ -92,8 +92,9 @@ def run_train(*, run: TrainingRun, lease, checkpoint: Path | None,
     in each process `accelerate launch` started (supervisor.py), where only
     the main one renders and writes (ranks.py)."""
     main = ranks.is_main()
-    renders = GRPOConfig.from_launched(run.launched_config).renders
-    engine = engine_build(run=run, lease=lease, renderer=run_renderer(renders) if main else None,
+    grpo = GRPOConfig.from_launched(run.launched_config)
+    renderer = run_renderer(grpo.renders, grpo.brush) if main else None
+    engine = engine_build(run=run, lease=lease, renderer=renderer,
                           progress_extra=progress_extra,
                           start_step=run.checkpoint_step if checkpoint else 0)
     try:

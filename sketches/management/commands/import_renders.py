@@ -1,4 +1,4 @@
-"""python manage.py import_renders PATH [--now] [--json] [--fail-on-error]
+"""python manage.py import_renders PATH [--now] [--json] [--fail-on-error] [--brush auto|2|1]
 
 Imports sketches (and their renders and grades, when given) from a folder or
 zip of .js files with an optional manifest.jsonl, or from a .jsonl file of
@@ -11,6 +11,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from sketches import services
+from sketches.brush_api import AUTO_BRUSH, BRUSH_CHOICES
 from sketches.importing import ImportInputError, ImportReport, ItemResult, Outcome, import_path
 
 PROGRESS_EVERY = 25
@@ -19,12 +20,20 @@ HELP = """Import sketches from PATH: a folder or a .zip of .js files, or a .json
 
 A folder or zip may hold manifest.jsonl at its top, one JSON object a line:
   {"file": "hibiscus.js", "prompt": "a peach-pink hibiscus", "png": "hibiscus.png",
-   "seed": 0, "grades": {"ana": "love", "ben": "okay"}}
+   "seed": 0, "grades": {"ana": "love", "ben": "okay"}, "brush": "1"}
 "file" is required. "png" is a render of that code at "seed" (default 0), kept as an
 ok render; without it the sketch is queued for rendering. "grades" maps curator
-names to love, okay or nope. .js files the manifest does not name are imported
+names to love, okay or nope. "brush" ("2", "1" or "auto") is the p5.brush that
+sketch renders with, over --brush. .js files the manifest does not name are imported
 with no prompt. A .jsonl file holds {"prompt": ..., "code": ..., "seed": ...,
-"grades": {...}} lines instead.
+"grades": {...}, "brush": ...} lines instead.
+
+--brush chooses the p5.brush the sketches render with: auto (the default) renders
+each with the version its calls are written for (1.x where it calls bleed,
+setHatch, push... and nothing only 2.x has; else 2.x), since sketches from outside
+are written for either and most published ones for 1.x; 2 or 1 renders every
+sketch with that version, as a run does (runs render with 2.x unless told). The
+choice is recorded on each render (Render.brush) and used when it renders.
 
 Code already stored (same SHA-256) is reported as already imported and not stored
 again; its grades are still applied. Each bad item is reported with an error code
@@ -55,13 +64,17 @@ class Command(BaseCommand):
                             help="print the report as one JSON object (no progress)")
         parser.add_argument("--fail-on-error", action="store_true",
                             help="exit 1 when any item failed")
+        parser.add_argument("--brush", choices=BRUSH_CHOICES, default=AUTO_BRUSH,
+                            help="the p5.brush the sketches render with (a manifest line's "
+                                 "\"brush\" wins); auto, the default: each by its calls")
 
-    def handle(self, *args, path, now, as_json, fail_on_error, **options):
+    def handle(self, *args, path, now, as_json, fail_on_error, brush=AUTO_BRUSH, **options):
         if not now:
             self._check_broker()
         progress = None if as_json else self._progress
         try:
-            report = import_path(path, on_progress=progress, queue_renders=not now)
+            report = import_path(path, on_progress=progress, queue_renders=not now,
+                                 brush=brush)
         except ImportInputError as exc:
             raise CommandError(str(exc)) from exc
         if now and report.pending_render_ids:

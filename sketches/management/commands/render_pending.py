@@ -41,12 +41,13 @@ class Command(BaseCommand):
 
     def rerender_stale(self, limit: int | None) -> None:
         # Worked out from node_modules: no browser starts when nothing is stale.
-        version = selectors.renderer_version_current()
-        ids = selectors.renders_stale_ids(limit, version=version)
+        versions = selectors.renderer_versions_current()
+        ids = selectors.renders_stale_ids(limit, version=versions)
+        named = " or ".join(versions)
         if not ids:
-            self.stdout.write(f"nothing stale: every render is {version} (or imported)")
+            self.stdout.write(f"nothing stale: every render is {named} (or imported)")
             return
-        self.stdout.write(f"re-rendering {len(ids)} renders with {version}")
+        self.stdout.write(f"re-rendering {len(ids)} renders with {named}")
         replaced: dict[str, int] = {}
         kept = 0
 
@@ -59,7 +60,7 @@ class Command(BaseCommand):
             self.progress(done, total, "re-rendered")
 
         services.renders_rerender(render_ids=ids, on_progress=progress)
-        left = selectors.renders_stale(version).count()
+        left = selectors.renders_stale(versions).count()
         self.stdout.write(self.style.SUCCESS(
             f"\ndone: {sum(replaced.values())} re-rendered ({by_status(replaced) or 'none'}), "
             f"{kept} kept as they were (unavailable); {left} still stale"))
