@@ -40,9 +40,10 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
-from celery import current_app, states
+from celery import states
 from celery.backends.base import BaseKeyValueStoreBackend
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.module_loading import import_string
 
 from .brush_api import brush_choice_check
 from .conf import fleet_wait_s, renderer_config
@@ -165,8 +166,10 @@ class _Batch:
     """One call of fleet_render: sends, collects, sends again, gives up."""
 
     def __init__(self, texts, seeds, keys, wait_s: float, brush: str = DEFAULT_BRUSH):
-        # By name: the tasks module imports this one (it runs fleet_render_execute).
-        task = current_app.tasks[FLEET_RENDER_TASK]
+        # By its dotted path: the tasks module imports this one (it runs
+        # fleet_render_execute), and a process that has not imported the
+        # tasks module yet (a train worker) finds it unregistered by name.
+        task = import_string(FLEET_RENDER_TASK)
         self.task, self.app, self.wait_s, self.brush = task, task.app, wait_s, brush
         self.backend = self.app.backend
         if not isinstance(self.backend, BaseKeyValueStoreBackend):

@@ -20,6 +20,8 @@ from sketches import selectors, services
 from sketches.importing import ErrorCode, import_path
 from sketches.models import ImportJob, Render
 from tests.conftest import read_sketch
+from tests.run_data import WORKER_ENV
+from tests.workers import TEST_REDIS_URL, broker_use, render_worker_start, render_worker_stop
 from training.runs.config import GRPOConfig, GRPOConfigError
 from training.sampling.renderers import run_renderer
 
@@ -168,15 +170,6 @@ class TestRunBrush:
     @pytest.mark.worker
     def test_a_run_rendering_on_the_fleet_sends_its_brush_to_the_render_workers(
             self, media, transactional_db):
-        import sketches.tasks  # noqa: F401 - registered as a worker's autodiscovery does
-        from tests.run_data import WORKER_ENV
-        from tests.workers import (
-            TEST_REDIS_URL,
-            broker_use,
-            render_worker_start,
-            render_worker_stop,
-        )
-
         broker_use()
         worker = render_worker_start(TEST_REDIS_URL, media, env=WORKER_ENV, browsers=1,
                                      name="brush")
