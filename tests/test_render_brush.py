@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 # Pencil lines: calls both versions have, so "auto" renders them with 2.x and
 # only an explicit "1" renders them with 1.x.
 LINES = read_sketch("good/lines.js")
-BRUSH_1 = {"p5": "1.11.13", "p5.brush": "1.1.4"}
+BRUSH_1 = {"p5": "1.11.13", "p5.brush": "1.1.4", "spectral.js": "2.0.2"}
 
 
 @pytest.fixture
@@ -61,7 +61,7 @@ class TestRenderTask:
         render = services.render_create(sketch=sketch, seed=2, brush="1")
         render = services.render_execute(render_id=render.pk)  # the render task's body
         assert (render.status, render.brush, render.brush_version) == ("ok", "1", "1")
-        assert render.renderer_version.endswith("p5@1.11.13 p5.brush@1.1.4")
+        assert render.renderer_version.endswith("p5@1.11.13 p5.brush@1.1.4 spectral.js@2.0.2")
         # Made by today's renderer, so not stale (each version has its own stamp).
         assert render.pk not in selectors.renders_stale_ids()
         page = staff_client.get(reverse("sketches:render_detail", args=[render.pk]))

@@ -628,6 +628,23 @@ class TestBrushVersions:
         assert "unknown_brush_method" in outcome.violations, outcome.report()
         assert "not in p5.brush 2.x" in outcome.details["unknown_brush_method"]
 
+    def test_a_brush_1_0_sketch_finds_spectral_js(self, render_pool):
+        # p5.brush 1.0's pages loaded spectral.js, and sketches written for it
+        # mix their palettes with it; 2.x's page has no such global.
+        code = BRUSH_1_SKETCH.replace(
+            'brush.set("HB", "#222", 1.5);',
+            'const inks = spectral.palette("#1b3a6b", "#e0a33a", 4);\n'
+            '  brush.set("HB", inks[1], 1.5);')
+        outcome = render_text(render_pool, code, seed=0, brush="auto")
+        assert outcome.status == "ok", outcome.report()
+        assert outcome.libraries["spectral.js"] == "2.0.2"
+        plain = LINES.replace("function setup() {",
+                              "function setup() {\n  spectral.mix('#fff', '#000', 0.5);")
+        outcome = render_text(render_pool, plain, seed=0, brush="2")
+        assert "runtime_error" in outcome.violations, outcome.report()
+        assert "spectral" in outcome.details["runtime_error"]
+        assert "spectral.js" not in outcome.libraries
+
     def test_versions_alternate_on_the_same_browsers(self, render_pool):
         # Tabs wait with the 2.x page; a 1.x sketch loads its page first.
         for _ in range(2):

@@ -4,7 +4,8 @@ package-lock.json, the same files the in-app editor serves.
 Two pairs: p5.brush 2.x with p5 2.x (the default), and p5.brush 1.x with the
 p5 1.x it needs (npm aliases `p5.brush-1` and `p5-1` in package.json), since
 p5.brush 2.x draws nothing on p5 1.x and 1.x's calls (bleed, setHatch, push,
-...) are not in 2.x. A sketch is rendered with one pair (BRUSH_VERSIONS)."""
+...) are not in 2.x. A sketch is rendered with one pair (BRUSH_VERSIONS), and
+with what that pair's sketches expect beside it (COMPANIONS)."""
 from __future__ import annotations
 
 import json
@@ -43,6 +44,14 @@ PACKAGES = {
     BRUSH_1: ("p5-1", "p5.brush-1"),
 }
 BRUSH_VERSIONS = tuple(PACKAGES)
+# What a version's page loads beside its pair, between p5 and p5.brush:
+# sketches written for p5.brush 1.0 mix colours with spectral.js through the
+# `spectral` global, since 1.0's pages had to load it for the library (1.1
+# bundles its own copy and loads none). It only computes colours; nothing it
+# offers draws.
+COMPANIONS = {
+    BRUSH_1: (("spectral.js", "spectral.min.js"),),
+}
 
 
 def _missing(node_modules: Path, package: str, exc: FileNotFoundError) -> LibrariesMissing:
@@ -85,8 +94,9 @@ def installed_versions(node_modules: Path, brush: str = DEFAULT_BRUSH) -> dict[s
     """{library: version} of the pair a pool would load from `node_modules`
     for `brush`, as its `library_versions` reports them, read from their
     package.json alone: no browser, no page server."""
+    packages = _packages(brush) + tuple(package for package, _ in COMPANIONS.get(brush, ()))
     return {_manifest(node_modules, package)["name"]: _version(node_modules, package)
-            for package in _packages(brush)}
+            for package in packages}
 
 
 def load_p5(node_modules: Path, brush: str = DEFAULT_BRUSH) -> Library:
@@ -95,6 +105,13 @@ def load_p5(node_modules: Path, brush: str = DEFAULT_BRUSH) -> Library:
 
 def load_brush(node_modules: Path, brush: str = DEFAULT_BRUSH) -> Library:
     return _load(node_modules, _packages(brush)[1], BRUSH[1])
+
+
+def load_companions(node_modules: Path, brush: str = DEFAULT_BRUSH) -> tuple[Library, ...]:
+    """The libraries `brush`'s page loads beside its pair (COMPANIONS)."""
+    _packages(brush)  # an unknown version is refused here too
+    return tuple(_load(node_modules, package, relative)
+                 for package, relative in COMPANIONS.get(brush, ()))
 
 
 QUOTES = "\"'`"

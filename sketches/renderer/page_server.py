@@ -17,7 +17,14 @@ from importlib import resources
 
 from ..brush_api import PLAIN_PRIMITIVES, paint_methods_for
 from .config import MAX_BUFFER_SIDE, MIN_PIXEL_DENSITY, RendererConfig
-from .libraries import BRUSH_VERSIONS, DEFAULT_BRUSH, load_brush, load_p5, shader_sources
+from .libraries import (
+    BRUSH_VERSIONS,
+    DEFAULT_BRUSH,
+    load_brush,
+    load_companions,
+    load_p5,
+    shader_sources,
+)
 
 # One page per p5.brush version, each loading its own pair of libraries.
 PAGE_PATH = "/sandbox"
@@ -89,12 +96,14 @@ def harness_script(config: RendererConfig, nonce: str | None = None,
 
 
 def build_page(config: RendererConfig, nonce: str, brush: str = DEFAULT_BRUSH) -> bytes:
+    companions = "".join(f'<script src="{library_path(brush, library.name)}"></script>\n'
+                         for library in load_companions(config.library_dir, brush))
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>paintrl sandbox</title>
 <style>html,body{{margin:0;padding:0;background:#fff;overflow:hidden}}canvas{{display:block}}</style>
 {harness_script(config, nonce, silence_console=True, brush=brush)}
 <script src="{library_path(brush, 'p5.js')}"></script>
-<script src="{library_path(brush, 'p5.brush.js')}"></script>
+{companions}<script src="{library_path(brush, 'p5.brush.js')}"></script>
 </head><body></body></html>""".encode()
 
 
@@ -123,7 +132,12 @@ class PageServer:
         for version in BRUSH_VERSIONS:
             p5 = load_p5(config.library_dir, version)
             brush = load_brush(config.library_dir, version)
-            self.libraries[version] = {p5.name: p5.version, brush.name: brush.version}
+            companions = load_companions(config.library_dir, version)
+            self.libraries[version] = {library.name: library.version
+                                       for library in (p5, brush, *companions)}
+            for library in companions:
+                routes[library_path(version, library.name)] = (library.source,
+                                                               "text/javascript", cache)
             routes[page_path(version)] = (build_page(config, nonce, version),
                                           "text/html; charset=utf-8", "no-store")
             routes[library_path(version, "p5.js")] = (p5.source, "text/javascript", cache)
