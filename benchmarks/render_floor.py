@@ -22,6 +22,12 @@ today's wall time. This measures where that time goes, in three parts:
    second program of the same source in the same context, each timed to
    the end of its drawing (readPixels). A new context pays for its first
    draw; a new program in a warm context does not.
+4. A bound, not a renderer: the light corpus's stroke sketches (its washes
+   need the harness's CPU fill masks, which a bare page lacks) drawn one
+   after another in ONE document, realm and WebGL context, on a bare page
+   with p5 and p5.brush and no harness: what a light render would cost if
+   nothing were made fresh. No isolation at all; it bounds what keeping the
+   context across sketches could save.
 
     .venv/bin/python benchmarks/render_floor.py [--rounds 3] [--ladder 8]
 
@@ -33,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import statistics
 import sys
 import time
@@ -237,6 +244,73 @@ def context_part(documents: int) -> None:
     print(f"   a new program, same source     {second:6.1f} ms  (same context)")
 
 
+# Part 4: p5 in global mode on a bare page, started once; each sketch's
+# setup() body (its createCanvas dropped) becomes draw() for one redraw(),
+# which ends the frame as p5 does, so p5.brush lays its strokes.
+SHARED_START = """() => new Promise((started) => {
+  window.setup = () => { createCanvas(400, 400, WEBGL); noLoop(); started(); };
+  window.draw = () => { if (window.sketchBody) window.sketchBody(); };
+  new p5();
+})"""
+SHARED_DRAW = """(body) => {
+  window.sketchBody = new Function(body);
+  redraw();
+  const gl = drawingContext;
+  gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+  return document.querySelector("canvas").toDataURL("image/png").length;
+}"""
+
+
+def stroke_bodies() -> list[str]:
+    bodies = []
+    for path in sorted(LIGHT.glob("*.js")):
+        if "wash" in path.name:
+            continue
+        body = path.read_text().split("function setup() {", 1)[1].rsplit("}", 1)[0]
+        bodies.append(re.sub(r"createCanvas\([^)]*\);", "", body))
+    return bodies
+
+
+async def shared_context(bodies: list[str], rounds: int) -> list[tuple[float, dict]]:
+    config = RendererConfig()
+    server = PageServer(config)
+    results = []
+    try:
+        async with async_playwright() as playwright:
+            browser = await os_sandbox.launch(playwright.chromium, config,
+                                              args=chromium_args(config, server), headless=True)
+            side = config.viewport_side
+            context = await browser.new_context(viewport={"width": side, "height": side})
+            page = await context.new_page()
+            await page.goto(server.origin + "/plain")
+            await page.add_script_tag(url="/lib/p5.js")
+            await page.add_script_tag(url="/lib/p5.brush.js")
+            await page.evaluate(SHARED_START)
+            for body in bodies[:4]:
+                await page.evaluate(SHARED_DRAW, body)
+            for _ in range(rounds):
+                before = descendants_cpu()
+                started = time.perf_counter()
+                for body in bodies:
+                    await page.evaluate(SHARED_DRAW, body)
+                results.append((time.perf_counter() - started,
+                                cpu_spent(before, descendants_cpu())))
+            await browser.close()
+    finally:
+        server.close()
+    return results
+
+
+def shared_part(rounds: int) -> None:
+    bodies = stroke_bodies()
+    print(f"\n4. a bound: {len(bodies)} stroke sketches in one document, realm and context, "
+          "one browser, one at a time")
+    print(f"   {'round':5} {'ms/r':>6}   CPU ms a render: {cpu_header()}")
+    for index, (wall, spent) in enumerate(asyncio.run(shared_context(bodies, rounds))):
+        print(f"   {index + 1:5d} {1000 * wall / len(bodies):6.0f}   {'':17}"
+              f"{cpu_row(spent, len(bodies))}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -247,6 +321,7 @@ def main() -> None:
     light_corpus(args.rounds, args.browsers)
     ladder(args.ladder)
     context_part(args.documents)
+    shared_part(args.rounds)
 
 
 if __name__ == "__main__":
