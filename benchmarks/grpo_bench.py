@@ -235,21 +235,17 @@ def prompt_adjusted(run) -> dict | None:
 def probe_report(run) -> None:
     """The probe's mean yardstick score per probe step, and its trend."""
     from training.diagnostics import reward_trend
-    from training.models import Probe
+    from training.runs.probe.selectors import probe_means
 
-    probes = list(Probe.objects.filter(run=run).order_by("step").prefetch_related("samples"))
-    if not probes:
+    rows = probe_means(run)
+    if not rows:
         return
     print("\nprobe (yardstick win rate against fixed references; gate failures 0):")
-    means = []
-    for probe in probes:
-        scores = [s.score for s in probe.samples.all() if s.score is not None]
-        mean = statistics.fmean(scores) if scores else None
-        means.append(mean)
-        print(f"  step {probe.step:3d}: mean {'-' if mean is None else f'{mean:.3f}'} "
-              f"({len(scores)} of {probe.samples.count()} scored), "
-              f"{probe.times.get('total', 0):.1f} s")
-    known = [m for m in means if m is not None]
+    for row in rows:
+        print(f"  step {row.step:3d}: mean {'-' if row.mean is None else f'{row.mean:.3f}'}"
+              f" ± {'-' if row.se is None else f'{row.se:.3f}'} (standard error, "
+              f"{row.scored} scored)")
+    known = [row.mean for row in rows if row.mean is not None]
     trend = reward_trend(known)
     if trend is not None:
         print(f"probe: first third {trend['first']:.3f}, last third {trend['last']:.3f}, "

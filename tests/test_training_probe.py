@@ -35,7 +35,8 @@ from tests.run_data import (
 from tests.workers import wait_for
 from training.models import Judge, Probe, ProbeSample, Rollout, TrainingRun
 from training.runs import services
-from training.runs.probe.plan import PROBE_EVERY, PROBE_PROMPTS, probe_prompts
+from training.runs.probe.plan import PROBE_EVERY, PROBE_PROMPTS, PROBE_SAMPLES, probe_prompts
+from training.runs.probe.selectors import probe_means
 from training.runs.services import RunError
 from training.runs.worker import run_execute
 
@@ -114,7 +115,7 @@ class TestLaunch:
         assert probe == {
             "every": 3, "yardstick": {"id": yardstick.pk, "version": yardstick.version},
             "judge_reward_model": world.reward_model.version,
-            "prompts": ["a red barn", "a blue lake", "a green hill"], "samples": 2,
+            "prompts": ["a red barn", "a blue lake", "a green hill"], "samples": PROBE_SAMPLES,
             "seeds": [7, 8, 9],
             # Fewer members than PROBE_REFERENCES: every one, each once.
             "references": [{"member": pk, "render": members[pk]} for pk in sorted(members)]}
@@ -126,7 +127,7 @@ class TestLaunch:
 
     def test_the_probe_prompts_are_spread_over_the_prompt_set(self):
         prompts = [f"subject {i // 2}, take {i % 2}" for i in range(24)]
-        assert probe_prompts(prompts) == [prompts[0], prompts[6], prompts[12], prompts[18]]
+        assert probe_prompts(prompts) == [prompts[i] for i in range(0, 24, 24 // PROBE_PROMPTS)]
         assert len(probe_prompts(prompts)) == PROBE_PROMPTS
         assert probe_prompts(prompts[:3]) == prompts[:3]
 
@@ -185,7 +186,7 @@ class TestOnTheTrainWorker:
                     in enumerate(zip(plan["prompts"], plan["seeds"], strict=True))
                     for j in range(plan["samples"])]
             # The same prompts at the same seeds at every probe.
-            assert len(once) == 6
+            assert len(once) == 3 * PROBE_SAMPLES  # three prompts in the test's set
             assert rows == [(step, *row) for step in (0, 1, 2) for row in once]
             samples = list(ProbeSample.objects.filter(probe__run=run).select_related(
                 "render", "sketch"))
@@ -230,7 +231,8 @@ class TestOnTheTrainWorker:
         assert (after[0], after[1]) == (before[0], before[1]) and after[2] != before[2]
         assert probe_rows(run) == rows
         probe_sketches = Sketch.objects.filter(meta__probe=True)
-        assert probe_sketches.count() == 18  # those of the discarded probe went with it
+        # Three probes of 3 prompts x PROBE_SAMPLES: those of the discarded one went with it.
+        assert probe_sketches.count() == 3 * 3 * PROBE_SAMPLES
         assert steps_of(run) == [1, 2]
         # And the resume trained step 2 as before.
         assert rollout_codes(run) == codes
@@ -320,6 +322,26 @@ class TestPages:
         assert "0.00" in ends and "1.00" in ends
         assert "3 probes across the run" in strip
         assert "no score" in page[page.index("<h3>2. a blue lake</h3>"):]
+
+    def test_the_run_page_gives_each_probe_its_standard_error(self, staff_client, media,
+                                                               tmp_path, client):
+        run = self.run_with_probes(tmp_path, steps=(0, 5))
+        probe = run.probes.get(step=5)
+        # Two more scored samples at step 5: 0.5, 0.3 and 0.7 have mean 0.5 and
+        # sample standard deviation 0.2, so a standard error of 0.2 / sqrt(3).
+        first = probe.samples.get(prompt_index=0)
+        for index, score in ((1, 0.3), (2, 0.7)):
+            ProbeSample.objects.create(probe=probe, prompt_index=0, index=index,
+                                       prompt=first.prompt, score=score)
+        rows = {row.step: row for row in probe_means(run)}
+        assert (rows[5].scored, round(rows[5].mean, 6)) == (3, 0.5)
+        assert rows[5].se == pytest.approx(0.2 / 3 ** 0.5)
+        assert rows[0].se is None and rows[0].scored == 1  # one scored sample: no error
+        page = client.get(reverse("training:run", args=[run.pk])).content.decode()
+        table = page[page.index('<table class="probe-means">'):]
+        table = table[:table.index("</table>")]
+        assert "<td>5</td><td>0.500</td><td>± 0.115</td><td>3</td>" in table
+        assert "<td>0</td><td>0.000</td><td>–</td><td>1</td>" in table
 
     def test_a_run_launched_with_a_probe_says_when_none_was_taken_yet(self, staff_client, media,
                                                                       tmp_path, client):

@@ -19,21 +19,21 @@ from ...models import TrainingRun
 from ...sampling.samples import SEED_RANGE
 
 # Prompts a probe samples. The painter prompt set lists two prompts per
-# subject in a row, so they are spread over the list (four subjects there),
-# not its first four; 4 prompts x PROBE_SAMPLES is 8 samples, the batch of a
-# default step (8 generations of 1 prompt): a probe costs about a step's
-# generation and renders, without its update.
-PROBE_PROMPTS = 4
-# Samples per prompt: two show whether a change is the policy's or one
-# sample's luck, at the cost of one more render each.
-PROBE_SAMPLES = 2
+# subject in a row, so they are spread over the list (six subjects there),
+# not its first six.
+PROBE_PROMPTS = 6
+# Samples per prompt. 6 x 3 = 18 samples, so one sample the gate rejects
+# (scored 0) moves the probe's mean by its score / 18, at most 0.056: at
+# 4 x 2 = 8 it moved it by up to 0.125. A probe costs about 2.25 default
+# steps' generation and renders (8 a step), without their updates.
+PROBE_SAMPLES = 3
 # Pool references each sample is compared with. The yardstick scores a
 # picture once (the local judge remembers it), so more references cost a
 # decode each and nothing per probe; 16 keep the score from hanging on a few.
 PROBE_REFERENCES = 16
-# What a new run proposes when a yardstick exists: every 5 steps adds at most
-# a fifth to a default run's generation and renders, and gives a default
-# 30-step run 7 points (steps 0, 5, ..., 30). A run's own default is 0 (off):
+# What a new run proposes when a yardstick exists: every 5 steps adds about
+# 45 % to a default run's generation and renders (18 samples against 5 x 8),
+# and gives a default 30-step run 7 points (steps 0, 5, ..., 30). A run's own default is 0 (off):
 # a probe needs a yardstick, which a fresh installation has not trained, and
 # a default that asked for one would refuse every first run.
 PROBE_EVERY = 5

@@ -24,14 +24,16 @@ def run_probe(run: TrainingRun) -> dict | None:
     if not plan:
         return None
     means = probe_means(run)
-    steps = [step for step, _ in means]
+    steps = [m.step for m in means]
     per_prompt = probe_prompt_means(run)
     chart = None
     if means:
-        chart = lines_svg({"mean": means, **{f"{i + 1}. {prompt}": per_prompt.get(i, [])
-                                             for i, prompt in enumerate(plan["prompts"])}},
+        chart = lines_svg({"mean": [(m.step, m.mean) for m in means],
+                           **{f"{i + 1}. {prompt}": per_prompt.get(i, [])
+                              for i, prompt in enumerate(plan["prompts"])}},
                           y_label=Y_LABEL, x_label="step", title="Probe", whole_x=True)
-    shown = [steps[i] for i in spread_indices(len(steps), STRIP_FRAMES)]
+    spread = spread_indices(len(steps), STRIP_FRAMES)
+    shown = [steps[i] for i in spread]
     samples = probe_samples(run, shown)
     strips = []
     for i, prompt in enumerate(plan["prompts"]):
@@ -40,11 +42,15 @@ def run_probe(run: TrainingRun) -> dict | None:
                   for step in shown]
         strips.append({"number": i + 1, "prompt": prompt, "frames": frames,
                        "ends": [frames[0], frames[-1]] if len(frames) > 1 else frames})
-    return {"plan": plan, "chart": chart, "strips": strips}
+    # The table beside the chart: the probes the strips show, each mean with
+    # its standard error, so a change can be told from the probe's own noise.
+    table = [means[i] for i in spread]
+    return {"plan": plan, "chart": chart, "strips": strips, "table": table}
 
 
 def probe_compare_chart(runs: dict[str, TrainingRun]) -> SafeString:
     """Each run's mean yardstick score per probe, a line a run (keyed by its label)."""
-    return lines_svg({label: probe_means(run) for label, run in runs.items()},
+    return lines_svg({label: [(m.step, m.mean) for m in probe_means(run)]
+                      for label, run in runs.items()},
                      y_label=Y_LABEL, x_label="step", whole_x=True,
                      title="Probe: mean yardstick score")

@@ -1,15 +1,35 @@
 """Reads behind the probe's chart and film strips (presenters.py)."""
 from __future__ import annotations
 
-from django.db.models import Avg
+import math
+from dataclasses import dataclass
+
+from django.db.models import Avg, Count, StdDev
 
 from ...models import Probe, ProbeSample, TrainingRun
 
 
-def probe_means(run: TrainingRun) -> list[tuple[int, float | None]]:
-    """(step, mean score of its samples that have one) of each probe, in step order."""
-    return list(Probe.objects.filter(run=run).order_by("step")
-                .annotate(mean=Avg("samples__score")).values_list("step", "mean"))
+@dataclass(frozen=True)
+class ProbeMean:
+    """One probe's mean score over its samples that have one, with its
+    standard error (None below two such samples) and how many there were:
+    one sample moves the mean by its score / scored at most, so by 1 / scored."""
+
+    step: int
+    mean: float | None
+    se: float | None
+    scored: int
+
+
+def probe_means(run: TrainingRun) -> list[ProbeMean]:
+    """Each probe's ProbeMean, in step order."""
+    rows = (Probe.objects.filter(run=run).order_by("step")
+            .annotate(mean=Avg("samples__score"), sd=StdDev("samples__score", sample=True),
+                      scored=Count("samples__score"))
+            .values_list("step", "mean", "sd", "scored"))
+    return [ProbeMean(step, mean, sd / math.sqrt(scored) if sd is not None and scored > 1
+                      else None, scored)
+            for step, mean, sd, scored in rows]
 
 
 def probe_prompt_means(run: TrainingRun) -> dict[int, list[tuple[int, float | None]]]:
