@@ -46,9 +46,12 @@ BRUSH_1_PAINT_METHODS = frozenset({
     "arc", "circle", "endShape", "endStroke", "flowLine", "hatchArray", "line", "plot", "polygon",
     "rect", "segment", "spline", "Polygon", "Plot",
 })
+# The versions by name (renderer/libraries.py maps each to its npm packages).
+BRUSH_2 = "2"
+BRUSH_1 = "1"
 _METHODS = {
-    "2": (BRUSH_METHODS, BRUSH_PAINT_METHODS),
-    "1": (BRUSH_1_METHODS, BRUSH_1_PAINT_METHODS),
+    BRUSH_2: (BRUSH_METHODS, BRUSH_PAINT_METHODS),
+    BRUSH_1: (BRUSH_1_METHODS, BRUSH_1_PAINT_METHODS),
 }
 
 
@@ -56,12 +59,12 @@ _METHODS = {
 # AUTO_BRUSH, the version the sketch's calls are written for
 # (detect_brush_version). The renderer's own packages are renderer/libraries.py's.
 AUTO_BRUSH = "auto"
-DEFAULT_BRUSH = "2"  # what runs train on, and every render made before the choice existed
+DEFAULT_BRUSH = BRUSH_2  # what runs train on, and every render made before the choice existed
 BRUSH_CHOICES = (AUTO_BRUSH, *_METHODS)
 BRUSH_CHOICE_LABELS = {
     AUTO_BRUSH: "auto: the version the sketch's calls are written for",
-    "2": "p5.brush 2.x (on p5 2.x)",
-    "1": "p5.brush 1.x (on p5 1.x)",
+    BRUSH_2: "p5.brush 2.x (on p5 2.x)",
+    BRUSH_1: "p5.brush 1.x (on p5 1.x)",
 }
 
 

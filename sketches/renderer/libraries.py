@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import brush_api
+from ..brush_api import BRUSH_1, BRUSH_2, DEFAULT_BRUSH
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
@@ -36,9 +36,6 @@ P5 = ("p5", "lib/p5.min.js")
 BRUSH = ("p5.brush", "dist/p5.brush.js")
 # The p5.brush major version a sketch is rendered with -> the npm packages of
 # its p5 and its p5.brush.
-BRUSH_2 = "2"
-BRUSH_1 = "1"
-DEFAULT_BRUSH = brush_api.DEFAULT_BRUSH
 PACKAGES = {
     BRUSH_2: ("p5", "p5.brush"),
     BRUSH_1: ("p5-1", "p5.brush-1"),
