@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import re
 import statistics
@@ -217,21 +218,32 @@ def ladder(renders: int) -> None:
                   f"{cpu_row(cpu_spent(before, descendants_cpu()), renders)}", flush=True)
 
 
-async def context_probe(documents: int) -> list[list[float]]:
+@contextlib.asynccontextmanager
+async def bare_page():
+    """A page of one sandboxed browser, launched as the pool launches its
+    own, on the page server's 404: an origin of ours without the harness."""
     config = RendererConfig()
     server = PageServer(config)
     try:
         async with async_playwright() as playwright:
             browser = await os_sandbox.launch(playwright.chromium, config,
                                               args=chromium_args(config, server), headless=True)
-            page = await (await browser.new_context()).new_page()
-            times = []
-            for _ in range(documents):
-                await page.goto(server.origin + "/plain")  # a 404: a page without the harness
-                times.append(await page.evaluate(CONTEXT_PROBE))
+            side = config.viewport_side
+            context = await browser.new_context(viewport={"width": side, "height": side})
+            page = await context.new_page()
+            await page.goto(server.origin + "/plain")
+            yield page
             await browser.close()
     finally:
         server.close()
+
+
+async def context_probe(documents: int) -> list[list[float]]:
+    times = []
+    async with bare_page() as page:
+        for _ in range(documents):
+            await page.reload()  # a fresh document, so a fresh context
+            times.append(await page.evaluate(CONTEXT_PROBE))
     return times
 
 
@@ -272,32 +284,19 @@ def stroke_bodies() -> list[str]:
 
 
 async def shared_context(bodies: list[str], rounds: int) -> list[tuple[float, dict]]:
-    config = RendererConfig()
-    server = PageServer(config)
     results = []
-    try:
-        async with async_playwright() as playwright:
-            browser = await os_sandbox.launch(playwright.chromium, config,
-                                              args=chromium_args(config, server), headless=True)
-            side = config.viewport_side
-            context = await browser.new_context(viewport={"width": side, "height": side})
-            page = await context.new_page()
-            await page.goto(server.origin + "/plain")
-            await page.add_script_tag(url="/lib/p5.js")
-            await page.add_script_tag(url="/lib/p5.brush.js")
-            await page.evaluate(SHARED_START)
-            for body in bodies[:4]:
+    async with bare_page() as page:
+        await page.add_script_tag(url="/lib/p5.js")
+        await page.add_script_tag(url="/lib/p5.brush.js")
+        await page.evaluate(SHARED_START)
+        for body in bodies[:4]:
+            await page.evaluate(SHARED_DRAW, body)
+        for _ in range(rounds):
+            before = descendants_cpu()
+            started = time.perf_counter()
+            for body in bodies:
                 await page.evaluate(SHARED_DRAW, body)
-            for _ in range(rounds):
-                before = descendants_cpu()
-                started = time.perf_counter()
-                for body in bodies:
-                    await page.evaluate(SHARED_DRAW, body)
-                results.append((time.perf_counter() - started,
-                                cpu_spent(before, descendants_cpu())))
-            await browser.close()
-    finally:
-        server.close()
+            results.append((time.perf_counter() - started, cpu_spent(before, descendants_cpu())))
     return results
 
 
