@@ -235,16 +235,18 @@ def prompt_adjusted(run) -> dict | None:
 def probe_report(run) -> None:
     """The probe's mean yardstick score per probe step, and its trend."""
     from training.diagnostics import reward_trend
+    from training.models import Probe
     from training.runs.probe.selectors import probe_means
 
     rows = probe_means(run)
     if not rows:
         return
+    times = dict(Probe.objects.filter(run=run).values_list("step", "times"))
     print("\nprobe (yardstick win rate against fixed references; gate failures 0):")
     for row in rows:
         print(f"  step {row.step:3d}: mean {'-' if row.mean is None else f'{row.mean:.3f}'}"
               f" ± {'-' if row.se is None else f'{row.se:.3f}'} (standard error, "
-              f"{row.scored} scored)")
+              f"{row.scored} scored), {times[row.step].get('total', 0):.1f} s")
     known = [row.mean for row in rows if row.mean is not None]
     trend = reward_trend(known)
     if trend is not None:
