@@ -7,10 +7,8 @@ Torch loads with this module, which only a worker running the job imports
 (the kind names it by its dotted path): the services and pages never do."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -24,7 +22,7 @@ from .config import BACKBONE, TrainConfig
 from .data import TEST, TRAIN, VALIDATION
 from .disjoint import graded_set_for
 from .features import load_images
-from .metrics import comparison_accuracy, evaluate, grade_boundaries, pairwise_accuracy
+from .metrics import comparison_accuracy, json_safe, split_metrics
 from .train import ComparedImages, TrainingCancelled, fit, new_scorer
 
 # Keys of RewardModel.config about the job rather than the training.
@@ -95,7 +93,7 @@ class TrainingJob:
                      comparisons=ComparedImages(images[used], local.reshape(-1, 2)))
         scores = scorer.score(images).numpy()
         graded_count = len(graded.items)
-        metrics = {**_measured(scores[:graded_count], grades.numpy(),
+        metrics = {**split_metrics(scores[:graded_count], grades.numpy(),
                                {name: part.numpy() for name, part in split.items()}),
                    "heldout_comparison_accuracy": comparison_accuracy(scores, compared[TEST]),
                    "heldout_comparisons": len(compared[TEST]),
@@ -106,7 +104,7 @@ class TrainingJob:
         training_data = graded.summary()
         if disjoint is not None:  # a yardstick: what it was kept from
             training_data["disjoint_from"] = disjoint
-        return Trained(weights=scorer.to_bytes(), metrics=_json_safe(metrics),
+        return Trained(weights=scorer.to_bytes(), metrics=json_safe(metrics),
                        training_data=training_data)
 
     def _decode(self, graded, image_size: int):
@@ -129,30 +127,3 @@ class TrainingJob:
                        "best_accuracy": round(report.best_accuracy, 4),
                        "elapsed_s": round(report.elapsed_s, 1)},
                       force=report.epoch == report.max_epochs)
-
-
-def _measured(scores, grades, split: dict) -> dict:
-    """How well the scores order the grades, per split; and the grade
-    boundaries the queue's order uses."""
-    train, validation, test = split[TRAIN], split[VALIDATION], split[TEST]
-    seen = np.concatenate([train, validation])
-    return {
-        "heldout_pairwise_accuracy": pairwise_accuracy(scores[test], grades[test]),
-        "test": evaluate(scores[test], grades[test]),
-        "validation_pairwise_accuracy": pairwise_accuracy(scores[validation],
-                                                          grades[validation]),
-        "train_pairwise_accuracy": pairwise_accuracy(scores[train], grades[train]),
-        # From the renders it learnt from, not the test split: the queue's order uses them.
-        "boundaries": grade_boundaries(scores[seen], grades[seen]),
-    }
-
-
-def _json_safe(value):
-    """NaN (a split with no pairs) as None: JSON has no NaN, and PostgreSQL refuses it."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    return value

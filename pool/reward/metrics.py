@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .data import GRADE_NAMES, ordered_pairs
+from .data import GRADE_NAMES, TEST, TRAIN, VALIDATION, ordered_pairs
 
 QUANTILES = {"q10": 0.1, "q25": 0.25, "median": 0.5, "q75": 0.75, "q90": 0.9}
 # The interval is a bootstrap over renders, not pairs: pairs that share a
@@ -176,3 +176,30 @@ def evaluate(scores: np.ndarray, grades: np.ndarray) -> dict:
             "pairs": int(len(ordered_pairs(grades))),
             "by_grade": grade_distributions(scores, grades),
             "calibration": calibration(scores, grades)}
+
+
+def split_metrics(scores, grades, split: dict) -> dict:
+    """How well the scores order the grades, per split (`split`: indices per
+    split name); and the grade boundaries the queue's order uses."""
+    train, validation, test = split[TRAIN], split[VALIDATION], split[TEST]
+    seen = np.concatenate([train, validation])
+    return {
+        "heldout_pairwise_accuracy": pairwise_accuracy(scores[test], grades[test]),
+        "test": evaluate(scores[test], grades[test]),
+        "validation_pairwise_accuracy": pairwise_accuracy(scores[validation],
+                                                          grades[validation]),
+        "train_pairwise_accuracy": pairwise_accuracy(scores[train], grades[train]),
+        # From the renders it learnt from, not the test split: the queue's order uses them.
+        "boundaries": grade_boundaries(scores[seen], grades[seen]),
+    }
+
+
+def json_safe(value):
+    """NaN (a split with no pairs) as None: JSON has no NaN, and PostgreSQL refuses it."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
