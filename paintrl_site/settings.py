@@ -278,6 +278,9 @@ PAINTRL_REWARD_CACHE_DIR = os.environ.get("PAINTRL_REWARD_CACHE_DIR")
 # Torch threads for reward-model training and scoring; see pool/reward/train.py
 # (two threads ran 30x slower than one on the busy 2-core machine).
 PAINTRL_REWARD_THREADS = env_int("PAINTRL_REWARD_THREADS", 1)
+# The gold judge (manage.py bootstrap_gold writes it; pool/reward/gold.py): a
+# reward model trained on painter tiers that runs may score their probe with.
+PAINTRL_GOLD_DIR = os.environ.get("PAINTRL_GOLD_DIR", str(BASE_DIR / "policies" / "gold"))
 
 # --- Pool (pool/conf.py reads these; pool/phash.py has the measurements) --
 # Near-duplicates: perceptual hashes at most this many bits apart (of 64) ...

@@ -168,7 +168,13 @@ class RewardModel(Job):
     and the data it saw. One is active; it scores renders. Its progress holds
     the epoch, loss and held-out accuracy as training goes."""
 
+    class Role(models.TextChoices):
+        TRAINED = "trained", "Trained on grades"
+        # Trained on the painter's tiers (reward/gold.py): scores a probe, never a run's reward.
+        GOLD = "gold", "Gold judge"
+
     version = models.PositiveIntegerField(unique=True)
+    role = models.CharField(max_length=8, choices=Role.choices, default=Role.TRAINED)
     config = models.JSONField(default=dict, blank=True)
     metrics = models.JSONField(default=dict, blank=True)
     training_data = models.JSONField(default=dict, blank=True,

@@ -66,18 +66,18 @@ class TrainForm(forms.Form):
 
 @admin.register(RewardModel)
 class RewardModelAdmin(admin.ModelAdmin):
-    list_display = ("version", "status", "progress_bar", "heldout_accuracy", "grades_used",
-                    "active", "created_by", "created")
+    list_display = ("version", "role", "status", "progress_bar", "heldout_accuracy",
+                    "grades_used", "active", "created_by", "created")
     # Nullable foreign keys are not joined by default: one query a row without this.
     list_select_related = ("created_by",)
     list_display_links = ("version",)
-    list_filter = ("status", "active")
+    list_filter = ("status", "active", "role")
     actions = ["cancel_selected", "activate_selected", "train_yardstick_selected"]
     change_list_template = "admin/pool/rewardmodel/change_list.html"
     change_form_template = "admin/pool/rewardmodel/change_form.html"
-    fields = ("status", "active", "progress_bar", "cancel_requested", "error", "metrics_summary",
-              "training_data_summary", "config", "weights", "created_by", "created", "started",
-              "finished")
+    fields = ("role", "status", "active", "progress_bar", "cancel_requested", "error",
+              "metrics_summary", "training_data_summary", "config", "weights", "created_by",
+              "created", "started", "finished")
     readonly_fields = fields
 
     # A reward model is the record of a job: made by the train view, never
@@ -121,6 +121,8 @@ class RewardModelAdmin(admin.ModelAdmin):
         data = obj.training_data or {}
         if not data:
             return "-"
+        if obj.role == RewardModel.Role.GOLD:
+            return f"painter tiers of {data['renders']} renders"
         simulated = "simulated" in data.get("sources", [])
         return f"{data['grades']} {'SIMULATED' if simulated else 'human'}"
 
@@ -164,6 +166,17 @@ class RewardModelAdmin(admin.ModelAdmin):
         data = obj.training_data or {}
         if not data:
             return "-"
+        if obj.role == RewardModel.Role.GOLD:
+            gold = data["gold"]
+            return format_html(
+                "<b>The gold judge:</b> recipe {}, the painter's tiers (no noise) of {} renders "
+                "of painter seeds {} to {} at {} px ({}); split by sketch ({}). Never active: "
+                "it scores a run's probe and rollouts, never its reward.<br>weights sha256 {}",
+                gold["recipe"], gold["renders"], *gold["painter"]["seeds"],
+                gold["painter"]["size"],
+                ", ".join(f"{tier} {n}" for tier, n in sorted(gold["tiers"].items())),
+                ", ".join(f"{name} {n}" for name, n in gold["split"].items()),
+                gold["weights_sha256"])
         simulated = "simulated" in data.get("sources", [])
         counts = format_html_join(", ", "{}: {}", (
             (split, " / ".join(f"{g} {n}" for g, n in sorted(c.items())))

@@ -35,6 +35,21 @@ def yardstick_newest(reward_model: RewardModel) -> RewardModel | None:
             .exclude(weights="").order_by("-version").first())
 
 
+def gold_newest() -> RewardModel | None:
+    """The newest registered gold judge (reward/gold.py)."""
+    return (RewardModel.objects.filter(role=RewardModel.Role.GOLD, status=RewardModel.Status.DONE)
+            .exclude(weights="").order_by("-version").first())
+
+
+def gold_shared(gold: RewardModel, reward_model: RewardModel) -> int:
+    """How many sketch codes the gold judge learnt from that `reward_model`
+    trained on too (any split: it saw their pictures); 0 when disjoint."""
+    ids = [int(key) for part in ((reward_model.training_data or {}).get("render_ids") or {})
+           .values() for key in part if str(key).isdigit()]
+    codes = set(Render.objects.filter(pk__in=ids).values_list("sketch__code_sha256", flat=True))
+    return len(codes & set((gold.training_data or {}).get("codes") or ()))
+
+
 def informative_order(renders: QuerySet[Render]) -> QuerySet[Render] | None:
     """"Most informative first" for the grading queue
     (settings.PAINTRL_INFORMATIVE_ORDER): renders whose active-model score

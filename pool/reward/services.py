@@ -13,7 +13,9 @@ should not pay for it."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
+from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.db.models import Max, QuerySet
 
@@ -21,10 +23,11 @@ from jobs.dispatch import job_enqueue, task_send
 from jobs.runner import job_run
 from jobs.services import Cancel, job_cancel
 from pool.models import RewardModel
-from sketches.models import Render
+from sketches.models import Render, Sketch
 
 from .config import TrainConfig
 from .disjoint import graded_set_for, yardstick_config
+from .gold import GOLD_WEIGHTS, gold_codes, gold_record
 from .scoring import renders_score
 from .selectors import reward_model_active
 
@@ -44,20 +47,22 @@ def reward_model_create(*, created_by=None, config: dict | None = None, activate
     if train_config.disjoint_from is not None:
         graded_set_for(train_config)
     stored = {**train_config.to_dict(), "activate": bool(activate)}
+    reward_model = _versioned(config=stored, created_by=created_by)
+    if queue:
+        job_enqueue(job=reward_model)
+    return reward_model
+
+
+def _versioned(**fields) -> RewardModel:
+    """A new RewardModel with the next version number and `fields`."""
     for _ in range(5):
         try:
             with transaction.atomic():
                 latest = RewardModel.objects.aggregate(v=Max("version"))["v"] or 0
-                reward_model = RewardModel.objects.create(version=latest + 1, config=stored,
-                                                          created_by=created_by)
-                break
+                return RewardModel.objects.create(version=latest + 1, **fields)
         except IntegrityError:  # another job took the version number: take the next
             continue
-    else:
-        raise RuntimeError("could not allocate a reward model version after 5 tries")
-    if queue:
-        job_enqueue(job=reward_model)
-    return reward_model
+    raise RuntimeError("could not allocate a reward model version after 5 tries")
 
 
 def reward_model_yardstick_create(*, reward_model: RewardModel, created_by=None,
@@ -80,6 +85,9 @@ def reward_model_activate(*, reward_model: RewardModel, score: bool = True) -> R
     active) and, on commit, queue scoring every render with it unless `score`
     is False (the caller then scores, see scoring.renders_score)."""
     reward_model.refresh_from_db()
+    if reward_model.role == RewardModel.Role.GOLD:
+        raise ValueError(f"{reward_model} is the gold judge: a run that optimised it would "
+                         "leave nothing to measure its learning by, so it is never active")
     if reward_model.status != Status.DONE or not reward_model.weights:
         raise ValueError(f"{reward_model} cannot be activated: only a finished model "
                          "with weights can")
@@ -90,6 +98,37 @@ def reward_model_activate(*, reward_model: RewardModel, score: bool = True) -> R
             task_send("pool.tasks.score_renders_task", reward_model.pk)
     reward_model.refresh_from_db()
     return reward_model
+
+
+class GoldError(ValueError):
+    """A gold judge that cannot be registered; the message says why and what to do."""
+
+
+def reward_model_gold_register(folder: Path) -> RewardModel:
+    """The gold judge built in `folder` (gold.py) as a finished, never active
+    reward model; the one registered before when its weights are the same.
+    GoldError when a stored sketch shares code with its corpus: the gold
+    judge must be disjoint from everything the proxy and the policy saw."""
+    record = gold_record(folder)
+    known = RewardModel.objects.filter(
+        role=RewardModel.Role.GOLD,
+        training_data__gold__weights_sha256=record["weights_sha256"]).first()
+    if known is not None:
+        return known
+    codes = gold_codes(folder)
+    shared = Sketch.objects.filter(code_sha256__in=codes).count()
+    if shared:
+        raise GoldError(f"{shared} stored sketches share code with the gold judge's corpus "
+                        f"(painter seeds {record['painter']['seeds']}), so it would score "
+                        "pictures it learnt from: build it from other seeds (bootstrap_gold "
+                        "--seed) or register it in a database without them")
+    weights = (Path(folder) / GOLD_WEIGHTS).read_bytes()
+    model = _versioned(role=RewardModel.Role.GOLD, status=Status.DONE, config=record["train"],
+                       metrics=record["metrics"],
+                       training_data={"gold": record, "codes": codes,
+                                      "renders": record["renders"]})
+    model.weights.save(f"gold-judge-v{model.version}.pt", ContentFile(weights))
+    return model
 
 
 def reward_model_train(*, reward_model_id: int, on_progress=None) -> RewardModel:
