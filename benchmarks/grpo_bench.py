@@ -23,11 +23,19 @@ With `--probe N` the run also takes the fixed evaluation probe every N
 steps (training/runs/probe/), scored by a yardstick: a second reward model
 trained on the grades the judge's model held out (in a throwaway world,
 trained here; with --database, the newest yardstick of the active model).
-The report then adds the probe's mean per probe step and its trend.
+The report then adds the probe's mean per probe step and its trend, each
+step's rollouts scored by the same yardstick, and the overoptimisation
+curve (training/runs/overoptimisation.py). With `--gold`, the yardstick is
+the gold judge (pool/reward/gold.py: trained on thousands of painter renders
+by their tiers, disjoint by sketch code from the world), built into
+PAINTRL_GOLD_DIR first if it is not there (about 25 minutes of renders on 2
+cores) and registered in the world. `--seeds 0 1 2` trains one run a seed in
+the same world and ends with a table of the seeds.
 
     .venv/bin/python benchmarks/grpo_bench.py [--database URL --media DIR]
         [--world 160] [--steps 36] [--generations 8] [--prompts-per-step 2]
-        [--lr 3e-4] [--max-tokens 256] [--policy DIR] [--seed 0] [--probe N]
+        [--lr 3e-4] [--max-tokens 256] [--policy DIR] [--seed 0 | --seeds 0 1 2]
+        [--probe N [--gold]] [--beta 0]
 
 Queue messages the setup sends (render jobs) go to Redis database 14, which
 is flushed at the end, so a running demo's workers never see them.
@@ -64,10 +72,19 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--policy", help="policy folder (default: the built-in policy)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, nargs="+",
+                        help="one run a seed, in one world (instead of --seed)")
+    parser.add_argument("--beta", type=float, default=0.0,
+                        help="KL penalty (0: none, and no KL is measured)")
     parser.add_argument("--name", default="grpo_bench")
     parser.add_argument("--probe", type=int, default=0,
                         help="take the evaluation probe every N steps (0: none)")
-    return parser.parse_args()
+    parser.add_argument("--gold", action="store_true",
+                        help="score the probe and the rollouts with the gold judge")
+    args = parser.parse_args()
+    if args.gold and not args.probe:
+        parser.error("--gold scores the probe: give --probe N too")
+    return args
 
 
 def environment(args: argparse.Namespace) -> tempfile.TemporaryDirectory | None:
@@ -86,10 +103,11 @@ def environment(args: argparse.Namespace) -> tempfile.TemporaryDirectory | None:
     return scratch
 
 
-def world_build(count: int, *, yardstick: bool) -> None:
+def world_build(count: int, *, yardstick: bool, gold: bool = False) -> None:
     """Render `count` painter sketches, grade them as the simulated curator,
     train and activate a reward model, freeze a snapshot; with `yardstick`,
-    also train a yardstick on the grades the model held out."""
+    also train a yardstick on the grades the model held out; with `gold`,
+    register the gold judge instead (built first where it is missing)."""
     from pool.reward.services import reward_model_activate, reward_model_create, reward_model_train
     from pool.reward.simulated import grades_simulate
     from pool.services import snapshot_freeze
@@ -106,7 +124,9 @@ def world_build(count: int, *, yardstick: bool) -> None:
     if job.status != "done":
         raise SystemExit(f"the reward model did not train: {job.error}")
     reward_model_activate(reward_model=job, score=False)
-    if yardstick:
+    if gold:
+        gold_register()
+    elif yardstick:
         from pool.reward.services import reward_model_yardstick_create
 
         stick = reward_model_yardstick_create(reward_model=job, queue=False)
@@ -123,7 +143,26 @@ def world_build(count: int, *, yardstick: bool) -> None:
           f"{time.monotonic() - started:.0f} s")
 
 
-def run_create(args: argparse.Namespace):
+def gold_register() -> None:
+    """The gold judge of PAINTRL_GOLD_DIR in this database, built first if missing."""
+    from django.conf import settings
+
+    from pool.reward.gold import gold_build, gold_exists
+    from pool.reward.services import reward_model_gold_register
+
+    folder = Path(settings.PAINTRL_GOLD_DIR)
+    if not gold_exists(folder):
+        print(f"no gold judge in {folder}: building it")
+        gold_build(folder)
+    gold = reward_model_gold_register(folder)
+    record = gold.training_data["gold"]
+    print(f"gold judge v{gold.version}: held-out pairwise accuracy "
+          f"{record['metrics']['heldout_pairwise_accuracy']:.3f} on the painter's tiers "
+          f"({record['split']['test']} test renders of {record['renders']}, painter seeds "
+          f"{record['painter']['seeds'][0]}..{record['painter']['seeds'][1]})")
+
+
+def run_create(args: argparse.Namespace, seed: int):
     from pool.models import PoolSnapshot, RewardModel
     from training.models import Judge, PromptSet, Rubric, SystemPrompt, TrainingRun
     from training.presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
@@ -135,11 +174,12 @@ def run_create(args: argparse.Namespace):
     local = Judge.objects.get(name=LOCAL_JUDGE)
     yardstick = None
     if args.probe:
-        from pool.reward.selectors import yardstick_newest
+        from pool.reward.selectors import gold_newest, yardstick_newest
 
-        yardstick = yardstick_newest(reward_model)
+        yardstick = gold_newest() if args.gold else yardstick_newest(reward_model)
         if yardstick is None:
-            raise SystemExit(f"--probe needs a finished yardstick of v{reward_model.version}")
+            raise SystemExit("--probe --gold needs a registered gold judge" if args.gold else
+                             f"--probe needs a finished yardstick of v{reward_model.version}")
     print(f"reward model v{reward_model.version} (held-out pairwise accuracy "
           f"{reward_model.metrics.get('heldout_pairwise_accuracy')}); snapshot "
           f"{snapshot.name!r} ({snapshot.counts.get('total', 0)} members)")
@@ -150,16 +190,18 @@ def run_create(args: argparse.Namespace):
         rubric=Rubric.objects.get(name="v2", version=1), snapshot=snapshot,
         judge=local, scorer=local, num_generations=args.generations,
         prompts_per_step=args.prompts_per_step, max_steps=args.steps, learning_rate=args.lr,
-        max_completion_length=args.max_tokens, seed=args.seed, save_steps=max(args.steps, 1),
-        device="cpu", probe_every=args.probe, yardstick=yardstick)
+        max_completion_length=args.max_tokens, seed=seed, save_steps=max(args.steps, 1),
+        device="cpu", probe_every=args.probe, yardstick=yardstick, beta=args.beta)
 
 
-def report(run) -> None:
+def report(run) -> dict:
+    """Print the run's steps and trends; what the seeds' table shows of it."""
     from training.models import TrainingStep
 
     steps = list(TrainingStep.objects.filter(run=run).order_by("step"))
     print(f"\n{'step':>4} {'reward':>7} {'std':>6} {'flat':>5} {'gate':>5} {'unk':>5} "
-          f"{'tokens':>6} {'gen s':>6} {'rend s':>6} {'judge s':>7} {'upd s':>6} {'total s':>7}")
+          f"{'tokens':>6} {'gold':>6} {'kl':>7} {'gen s':>6} {'rend s':>6} {'judge s':>7} "
+          f"{'upd s':>6} {'total s':>7}")
     for s in steps:
         t = s.times
 
@@ -169,13 +211,14 @@ def report(run) -> None:
         print(f"{s.step:4d} {num(s.reward_mean, '7.3f')} {num(s.reward_std, '6.3f')} "
               f"{num(s.zero_spread_groups, '5.2f')} {num(s.gate_pass, '5.2f')} "
               f"{num(s.unknown_method_rate, '5.2f')} "
-              f"{num(s.completion_tokens.get('mean'), '6.0f')} {num(t.get('generate'), '6.1f')} "
+              f"{num(s.completion_tokens.get('mean'), '6.0f')} {num(s.yardstick_mean, '6.3f')} "
+              f"{num(s.metrics.get('kl'), '7.4f')} {num(t.get('generate'), '6.1f')} "
               f"{num(t.get('render'), '6.1f')} {num(t.get('judge'), '7.2f')} "
               f"{num(t.get('update'), '6.1f')} {num(t.get('total'), '7.1f')}")
     rewards = [s.reward_mean for s in steps if s.reward_mean is not None]
     if len(rewards) < 3:
         print("too few steps with a reward to say anything")
-        return
+        return {"run": run.pk, "seed": run.seed}
     from training.diagnostics import reward_trend
 
     result = reward_trend(rewards)
@@ -202,7 +245,8 @@ def report(run) -> None:
         print(f"prompt-adjusted slope (each group's mean reward less its prompt's mean, "
               f"{adjusted['n']} groups): {adjusted['slope']:+.4f} per step, "
               f"t = {t_text(adjusted['t'])}")
-    probe_report(run)
+    return {"run": run.pk, "seed": run.seed, "reward": result,
+            "adjusted": adjusted, "probe": probe_report(run), "curve": curve_report(run)}
 
 
 def prompt_adjusted(run) -> dict | None:
@@ -232,7 +276,7 @@ def prompt_adjusted(run) -> dict | None:
     return {**least_squares(steps, values), "n": len(ordered)}
 
 
-def probe_report(run) -> None:
+def probe_report(run) -> dict | None:
     """The probe's mean yardstick score per probe step, and its trend."""
     from training.diagnostics import reward_trend
     from training.models import Probe
@@ -240,7 +284,7 @@ def probe_report(run) -> None:
 
     rows = probe_means(run)
     if not rows:
-        return
+        return None
     times = dict(Probe.objects.filter(run=run).values_list("step", "times"))
     print("\nprobe (yardstick win rate against fixed references; gate failures 0):")
     for row in rows:
@@ -252,6 +296,26 @@ def probe_report(run) -> None:
     if trend is not None:
         print(f"probe: first third {trend['first']:.3f}, last third {trend['last']:.3f}, "
               f"slope {trend['slope']:+.4f} per probe, t = {t_text(trend['t'])}")
+    return trend
+
+
+def curve_report(run) -> dict | None:
+    """The overoptimisation curve: the yardstick on each step's rollouts
+    against the reward, smoothed, and where the yardstick stopped rising."""
+    from training.runs.overoptimisation import curve_summary, curve_verdict, run_curve
+
+    summary = curve_summary(run_curve(run))
+    if summary is None:
+        return None
+    print(f"\nyardstick on the rollouts (smoothed over {summary['window']} steps), against "
+          "the reward:")
+    for i in range(0, len(summary["steps"]), 10):
+        print(f"  step {summary['steps'][i]:3d}: reward {summary['proxy'][i]:.3f}, yardstick "
+              f"{summary['gold'][i]:.3f}")
+    trend = summary["gold_trend"]
+    print(f"yardstick on the rollouts: slope {trend['slope']:+.5f} per step, "
+          f"t = {t_text(trend['t'])}; {curve_verdict(summary)}")
+    return summary
 
 
 def t_text(t: float | None) -> str:
@@ -260,7 +324,7 @@ def t_text(t: float | None) -> str:
 
 
 @contextlib.contextmanager
-def world(args: argparse.Namespace, *, yardstick: bool):
+def world(args: argparse.Namespace, *, yardstick: bool, gold: bool = False):
     """Django on the chosen database, or on a throwaway world built here (with
     `yardstick`, one trained too); runs launched inside train in this process
     (eager Celery). The queue database is flushed and the throwaway world
@@ -277,7 +341,7 @@ def world(args: argparse.Namespace, *, yardstick: bool):
     try:
         call_command("migrate", verbosity=0)
         if not args.database:
-            world_build(args.world, yardstick=yardstick)
+            world_build(args.world, yardstick=yardstick, gold=gold)
         # The Launch action's service queues a run; eager Celery trains it right here.
         celery_app.conf.task_always_eager = True
         yield
@@ -287,22 +351,49 @@ def world(args: argparse.Namespace, *, yardstick: bool):
             scratch.cleanup()
 
 
+def seeds_table(rows: list[dict]) -> None:
+    """One line a seed: the reward's, the probe's and the rollouts' yardstick trends."""
+    def trend(value: dict | None) -> str:
+        if not value:
+            return "-"
+        ends = f"{value['first']:.3f} -> {value['last']:.3f}, " if "first" in value else ""
+        return f"{ends}t = {t_text(value['t'])}"
+
+    print(f"\n{'seed':>4}  {'reward':<28} {'probe (yardstick)':<28} "
+          f"{'rollouts (yardstick, smoothed)':<34} turn")
+    for row in rows:
+        curve = row.get("curve")
+        rollouts = "-"
+        if curve:
+            rollouts = (f"{curve['start_gold']:.3f} -> {curve['end_gold']:.3f}, "
+                        f"t = {t_text(curve['gold_trend']['t'])}")
+        turn = (f"stopped rising at step {curve['peak_step']}" if curve and
+                curve["stopped_rising"] else "none")
+        print(f"{row['seed']:>4}  {trend(row.get('reward')):<28} {trend(row.get('probe')):<28} "
+              f"{rollouts:<34} {turn}")
+
+
 def main() -> None:
     args = arguments()
-    with world(args, yardstick=bool(args.probe)):
-        run = run_create(args)
-        print(f"run {run.pk}: {args.steps} steps x {args.prompts_per_step} prompts x "
-              f"{args.generations} generations, lr {args.lr}, policy "
-              f"{args.policy or 'built-in'}; load average {os.getloadavg()[0]:.2f}")
+    rows = []
+    with world(args, yardstick=bool(args.probe), gold=args.gold):
         from training.runs.services import run_launch
 
-        started = time.monotonic()
-        run_launch(run=run)
-        run.refresh_from_db()
-        print(f"run {run.pk} {run.status} in {time.monotonic() - started:.0f} s"
-              f"{': ' + run.error if run.error else ''}; load average "
-              f"{os.getloadavg()[0]:.2f}")
-        report(run)
+        for seed in args.seeds or [args.seed]:
+            run = run_create(args, seed)
+            print(f"\nrun {run.pk}: {args.steps} steps x {args.prompts_per_step} prompts x "
+                  f"{args.generations} generations, lr {args.lr}, beta {args.beta}, seed "
+                  f"{seed}, policy {args.policy or 'built-in'}; load average "
+                  f"{os.getloadavg()[0]:.2f}")
+            started = time.monotonic()
+            run_launch(run=run)
+            run.refresh_from_db()
+            print(f"run {run.pk} {run.status} in {time.monotonic() - started:.0f} s"
+                  f"{': ' + run.error if run.error else ''}; load average "
+                  f"{os.getloadavg()[0]:.2f}")
+            rows.append(report(run))
+    if len(rows) > 1:
+        seeds_table(rows)
 
 if __name__ == "__main__":
     main()

@@ -77,6 +77,10 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--probe", type=int, default=5, help="probe every N steps")
+    parser.add_argument("--gold", action="store_true",
+                        help="read the race with the gold judge instead of a yardstick "
+                             "(grpo_bench.py --gold)")
+    parser.add_argument("--beta", type=float, default=0.0, help="KL penalty of the v2 runs")
     parser.add_argument("--generations", type=int, default=8)
     parser.add_argument("--prompts-per-step", type=int, default=2)
     parser.add_argument("--lr", type=float, default=3e-4)
@@ -198,8 +202,8 @@ def race_run(args: argparse.Namespace, seed: int, rubric=None, parent=None):
     from training.runs.services import run_clone, run_launch
 
     if parent is None:
-        args.seed, args.name = seed, f"race v2 seed {seed}"
-        run = grpo_bench.run_create(args)
+        args.name = f"race v2 seed {seed}"
+        run = grpo_bench.run_create(args, seed)
     else:
         run = run_clone(run=parent, rubric=rubric)
         # The local judge cannot answer adherence: dropped openly, recorded on the run.
@@ -456,7 +460,7 @@ def main() -> None:
             results["charts"] = charts_write(results, args.charts)
         print_report(results)
         return
-    with grpo_bench.world(args, yardstick=True):
+    with grpo_bench.world(args, yardstick=True, gold=args.gold):
         results = runs_read(args) if args.runs else race(args)
         if args.charts:
             results["charts"] = charts_write(results, args.charts)

@@ -33,7 +33,7 @@ from tests.run_data import (
     worker_stop,
 )
 from tests.workers import wait_for
-from training.models import Judge, Probe, ProbeSample, Rollout, TrainingRun
+from training.models import Judge, Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
 from training.runs import services
 from training.runs.probe.plan import PROBE_EVERY, PROBE_PROMPTS, PROBE_SAMPLES, probe_prompts
 from training.runs.probe.selectors import probe_means
@@ -113,7 +113,8 @@ class TestLaunch:
         probe = run.launched_config["probe"]
         members = dict(world.snapshot.members.values_list("pk", "render_id"))
         assert probe == {
-            "every": 3, "yardstick": {"id": yardstick.pk, "version": yardstick.version},
+            "every": 3, "yardstick": {"id": yardstick.pk, "version": yardstick.version,
+                                      "role": "trained"},
             "judge_reward_model": world.reward_model.version,
             "prompts": ["a red barn", "a blue lake", "a green hill"], "samples": PROBE_SAMPLES,
             "seeds": [7, 8, 9],
@@ -175,6 +176,9 @@ class TestOnTheTrainWorker:
             run = fresh(run)
             assert run.status == Status.DONE, run.error
             assert not [n for n in run.progress["notices"] if "probe" in n]
+            # The yardstick scored each step's rollouts too, as it scores the probe.
+            for row in TrainingStep.objects.filter(run=run):
+                assert 0.0 <= row.yardstick_mean <= 1.0
 
             probes = list(Probe.objects.filter(run=run))
             assert [p.step for p in probes] == [0, 1, 2]

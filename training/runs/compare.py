@@ -9,7 +9,7 @@ from ..charts import PALETTE, lines_svg
 from ..diagnostics import reward_trend
 from ..models import TrainingRun, TrainingStep
 from . import presenters
-from .probe.presenters import probe_compare_chart
+from .probe.presenters import gold_compare_chart, probe_compare_chart
 
 # One colour a run: more lines than the palette has colours would repeat one.
 MOST_RUNS = len(PALETTE)
@@ -72,6 +72,7 @@ def runs_compare(runs: list[TrainingRun]) -> dict:
         chart(lambda row: (row.completion_tokens or {}).get("mean"), y_label="tokens",
               title="Completion length (mean tokens)"),
         probe_compare_chart({label[run.pk]: run for run in runs}),
+        gold_compare_chart({label[run.pk]: run for run in runs}),
     ]
     differing, shared = settings_table(runs)
     rows = []

@@ -36,7 +36,7 @@ from ..sampling.renderers import FleetRenderer, ProcessRenderer
 from . import conf, ranks
 from .callbacks import Lease, RunCallback, StepBook
 from .config import GRPOConfig
-from .probe.callback import probe_callback
+from .probe.callback import ProbeCallback, run_prober
 from .rewards import RubricReward
 
 # TrainingRun.lr_schedule -> transformers' scheduler names (constant gets a warmup
@@ -175,11 +175,13 @@ def engine_build(*, run, lease: Lease, renderer: ProcessRenderer | FleetRenderer
     args = grpo_args(grpo, output_dir=output_dir, device=device)  # sets up the processes' state
     book = StepBook(notices=[])
     context = signal_context(config, run.snapshot, book.notices) if ranks.is_main() else None
+    prober = run_prober(run=run, renderer=renderer)
     reward = RubricReward(
         run_id=run.pk, specs=rubric_specs(config["rubric"]["signals"], run.dropped_signals),
         context=context,
         num_generations=grpo.num_generations, scale_rewards=grpo.scale_rewards,
         seed=grpo.seed, renderer=renderer, lease=lease, book=book,
+        yardstick=prober.scores if prober is not None else None,
         recalibrator=Recalibrator.for_run(run=run, config=config, context=context,
                                           start_step=start_step))
     callback = RunCallback(lease=lease, book=book, max_steps=grpo.max_steps,
@@ -192,9 +194,9 @@ def engine_build(*, run, lease: Lease, renderer: ProcessRenderer | FleetRenderer
         processing_class=tokenizer, callbacks=[callback],
         peft_config=lora_config(grpo.lora_rank) if grpo.lora else None)
     trainer.step_book = book
-    if (probe := probe_callback(run=run, trainer=trainer, lease=lease,
-                                renderer=renderer, book=book)) is not None:
-        trainer.add_callback(probe)
+    if prober is not None:
+        trainer.add_callback(ProbeCallback(trainer=trainer, prober=prober, lease=lease,
+                                           book=book))
     # The step rows are the record; the console printer would repeat every log
     # dict into the worker's output.
     trainer.remove_callback(PrinterCallback)

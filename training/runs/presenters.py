@@ -23,7 +23,7 @@ from ..policy.build import policy_exists, policy_record
 from ..policy.build_status import build_status
 from ..rubrics import RubricError, SignalSpec
 from . import selectors
-from .probe.presenters import run_probe
+from .probe.presenters import run_overoptimisation, run_probe
 from .watch import TABLE_STEPS, run_watch
 
 # --- progress --------------------------------------------------------------------------------
@@ -163,6 +163,7 @@ def run_page(run: TrainingRun, *, step: str | None = None) -> dict:
         "step_asked": step if chosen is not None and step else "",
         "gallery": run_gallery(run, chosen, specs) if chosen is not None else [],
         "probe": run_probe(run),
+        "overoptimisation": run_overoptimisation(run),
     }
 
 

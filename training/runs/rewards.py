@@ -91,12 +91,16 @@ class RubricReward:
     def __init__(self, *, run_id: int, specs: Sequence[SignalSpec], context: SignalContext,
                  num_generations: int, scale_rewards: str, seed: int,
                  renderer: ProcessRenderer | FleetRenderer | None, lease: Lease,
-                 book: StepBook, recalibrator=None):
+                 book: StepBook, recalibrator=None, yardstick=None):
         self.run_id, self.specs, self.context = run_id, list(specs), context
         self.num_generations, self.scale_rewards, self.seed = num_generations, scale_rewards, seed
         self.renderer, self.lease, self.book = renderer, lease, book
         # training.calibration.recalibrate.Recalibrator, in a run that re-calibrates.
         self.recalibrator = recalibrator
+        # In a run with a probe: its scorer (probe.samples.Prober.scores), which
+        # also scores each step's rollouts, so the yardstick's view of the
+        # policy is there at every step beside the reward it optimises.
+        self.yardstick = yardstick
 
     def __call__(self, prompts, completions, completion_ids, trainer_state=None,
                  prompt_text=None, **kwargs) -> list[float | None]:
@@ -142,6 +146,7 @@ class RubricReward:
         for text in self.context.notices:
             if text not in self.book.notices:
                 self.book.notices.append(text)
+        yardstick_mean = self._yardstick_mean(outcomes)
         clock.judge += time.perf_counter() - started
 
         started = time.perf_counter()
@@ -151,7 +156,7 @@ class RubricReward:
                        advantages=advantages, tokens=tokens, num_generations=self.num_generations)
         self.book.summaries[step] = {
             **step_summary(self.specs, outcomes, values, totals, groups, tokens),
-            "render_workers": rendered.workers}
+            "render_workers": rendered.workers, "yardstick_mean": yardstick_mean}
         clock.store += time.perf_counter() - started
         if self.recalibrator is not None:
             started = time.perf_counter()
@@ -160,6 +165,15 @@ class RubricReward:
             clock.judge += time.perf_counter() - started
         clock.reward_ended = time.perf_counter()
         return totals
+
+
+    def _yardstick_mean(self, outcomes) -> float | None:
+        """The yardstick's mean score of the step's rollouts as the probe scores
+        its samples (a rejected one 0); None without a yardstick or a score."""
+        if self.yardstick is None:
+            return None
+        scores = [s for s in self.yardstick(outcomes) if s is not None]
+        return statistics.fmean(scores) if scores else None
 
 
 def _check_groups(subjects: list[str], groups: list[int]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from pool.models import PoolSnapshot
-from pool.reward.selectors import reward_model_active, yardstick_newest
+from pool.reward.selectors import gold_newest, reward_model_active, yardstick_newest
 
 from ..models import Judge, PromptSet, Rollout, Rubric, SystemPrompt, TrainingRun, TrainingStep
 from ..presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
@@ -22,8 +22,9 @@ DEFAULT_RUBRIC = "v2"  # the article's second rubric: it kept climbing where v1 
 def run_defaults() -> dict:
     """A new run's initial choices: rubric v2, the allow-list system prompt, the painter
     prompts, the local judge as judge and scorer, the newest pool snapshot (the installed
-    presets before any edited copy of the same name), and the newest finished yardstick
-    disjoint from the active reward model (the local judge's), where there is one."""
+    presets before any edited copy of the same name), and as the probe's yardstick the
+    newest gold judge, else the newest finished yardstick disjoint from the active reward
+    model (the local judge's), where there is one."""
     chosen = {
         "rubric": Rubric.objects.filter(name=DEFAULT_RUBRIC).order_by("-preset", "-version"),
         "system_prompt": SystemPrompt.objects.filter(name=SYSTEM_PROMPT_NAME).order_by(
@@ -35,7 +36,7 @@ def run_defaults() -> dict:
     }
     found = {field: row.pk for field, query in chosen.items() if (row := query.first())}
     active = reward_model_active()
-    if active is not None and (yardstick := yardstick_newest(active)) is not None:
+    if active is not None and (yardstick := gold_newest() or yardstick_newest(active)):
         found["yardstick"] = yardstick.pk
     return found
 

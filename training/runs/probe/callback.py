@@ -21,7 +21,8 @@ logger = logging.getLogger(__name__)
 
 class ProbeCallback(TrainerCallback):
     """Takes the run's probes (module docstring); added to the trainer by
-    engine.engine_build through probe_callback."""
+    engine.engine_build with the Prober run_prober makes (which scores each
+    step's rollouts too: rewards.RubricReward)."""
 
     def __init__(self, *, trainer, prober: Prober, lease: Lease, book: StepBook):
         self.trainer, self.prober, self.lease, self.book = trainer, prober, lease, book
@@ -52,13 +53,10 @@ class ProbeCallback(TrainerCallback):
                 self.book.notices.append(notice)
 
 
-def probe_callback(*, run, trainer, lease: Lease, renderer, book: StepBook
-                   ) -> ProbeCallback | None:
-    """The run's ProbeCallback, or None when it was launched without a probe
-    or this is not the main process (which alone renders and scores)."""
+def run_prober(*, run, renderer) -> Prober | None:
+    """The run's Prober, or None when it was launched without a probe or this
+    is not the main process (which alone renders and scores)."""
     plan = ProbePlan.from_launched(run.launched_config)
     if plan is None or not ranks.is_main():
         return None
-    return ProbeCallback(trainer=trainer,
-                         prober=Prober(run_id=run.pk, plan=plan, renderer=renderer),
-                         lease=lease, book=book)
+    return Prober(run_id=run.pk, plan=plan, renderer=renderer)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from pool.models import RewardModel
-from pool.reward.selectors import disjoint_from, reward_model_active
+from pool.reward.selectors import disjoint_from, gold_shared, reward_model_active
 
 from ...judges import JudgeUnavailable
 from ...judges.local import LocalRewardModelJudge
@@ -58,7 +58,14 @@ def probe_problems(run: TrainingRun) -> list[str]:
         problems.append(f"the yardstick, reward model v{yardstick.version}, is "
                         f"{yardstick.status}: wait until it has trained, or choose a finished one")
     judged_by = judge_reward_model(run)
-    if judged_by is not None and disjoint_from(yardstick) != judged_by.version:
+    if yardstick.role == RewardModel.Role.GOLD:
+        if judged_by is not None and (shared := gold_shared(yardstick, judged_by)):
+            problems.append(
+                f"the gold judge v{yardstick.version} learnt from {shared} sketches the "
+                f"judge's reward model v{judged_by.version} trained on: a gold judge must "
+                "never have seen what the proxy learnt from; build it from other painter "
+                "seeds (bootstrap_gold --seed)")
+    elif judged_by is not None and disjoint_from(yardstick) != judged_by.version:
         problems.append(
             f"the yardstick v{yardstick.version} was not trained disjoint from v"
             f"{judged_by.version}, the reward model the run's local judge uses, so it would "
@@ -94,7 +101,7 @@ def probe_launched(run: TrainingRun) -> dict | None:
     prompts = probe_prompts(list(run.prompt_set.prompts))
     return {
         "every": run.probe_every,
-        "yardstick": {"id": run.yardstick.pk, "version": run.yardstick.version},
+        "yardstick": yardstick_launched(run.yardstick),
         "judge_reward_model": judged_by.version if judged_by else None,
         "prompts": prompts,
         "samples": PROBE_SAMPLES,
@@ -102,6 +109,19 @@ def probe_launched(run: TrainingRun) -> dict | None:
         "references": [{"member": pk, "render": render_id}
                        for pk, render_id in _references(run)],
     }
+
+
+def yardstick_launched(yardstick: RewardModel) -> dict:
+    """What a run records of its yardstick: for a gold judge, also the
+    recipe, corpus, weights and held-out accuracy it was built with."""
+    record = {"id": yardstick.pk, "version": yardstick.version, "role": yardstick.role}
+    gold = (yardstick.training_data or {}).get("gold")
+    if yardstick.role == RewardModel.Role.GOLD and gold:
+        record["gold"] = {"recipe": gold["recipe"], "painter": gold["painter"],
+                          "renders": gold["renders"], "weights_sha256": gold["weights_sha256"],
+                          "heldout_pairwise_accuracy":
+                              gold["metrics"]["heldout_pairwise_accuracy"]}
+    return record
 
 
 def probe_prompts(prompts: list[str]) -> list[str]:

@@ -8,6 +8,7 @@ from django.utils.safestring import SafeString
 
 from ...charts import lines_svg, spread_indices
 from ...models import TrainingRun
+from ..overoptimisation import curve_summary, curve_verdict, run_curve
 from .selectors import probe_means, probe_prompt_means, probe_samples
 
 # Probes a film strip shows: the first, the last and evenly between. A long
@@ -45,7 +46,66 @@ def run_probe(run: TrainingRun) -> dict | None:
     # The table beside the chart: the probes the strips show, each mean with
     # its standard error, so a change can be told from the probe's own noise.
     table = [means[i] for i in spread]
-    return {"plan": plan, "chart": chart, "strips": strips, "table": table}
+    return {"plan": plan, "chart": chart, "strips": strips, "table": table,
+            "yardstick": yardstick_name(plan)}
+
+
+def yardstick_name(plan: dict) -> str:
+    """How the pages name a run's yardstick: the gold judge, or a yardstick."""
+    yardstick = plan["yardstick"]
+    if yardstick.get("role") == "gold":
+        accuracy = (yardstick.get("gold") or {}).get("heldout_pairwise_accuracy")
+        shown = f", {accuracy:.3f} held-out accuracy on the painter's tiers" if accuracy else ""
+        return f"gold judge v{yardstick['version']}{shown}"
+    return f"yardstick v{yardstick['version']}"
+
+
+def run_overoptimisation(run: TrainingRun) -> dict | None:
+    """The run page's overoptimisation section (overoptimisation.py): gold
+    (the yardstick on each step's rollouts) and proxy per step, gold against
+    proxy (and against KL where the trainer measured it), and the verdict;
+    None for a run launched without a probe."""
+    plan = (run.launched_config or {}).get("probe")
+    if not plan:
+        return None
+    points = run_curve(run)
+    summary = curve_summary(points)
+    gold = "gold" if plan["yardstick"].get("role") == "gold" else "yardstick"
+    section = {"name": yardstick_name(plan), "gold": gold, "points": len(points),
+               "summary": summary, "verdict": curve_verdict(summary) if summary else None,
+               "charts": []}
+    if not points:
+        return section
+    section["charts"].append(lines_svg(
+        {"proxy (reward)": [(p.step, p.proxy) for p in points],
+         f"{gold} (rollouts)": [(p.step, p.gold) for p in points],
+         **({f"{gold}, smoothed": list(zip(summary["steps"], summary["gold"], strict=True)),
+             "proxy, smoothed": list(zip(summary["steps"], summary["proxy"], strict=True))}
+            if summary else {})},
+        y_label="score", x_label="step", title="Gold and proxy per step", whole_x=True))
+    if summary:
+        section["charts"].append(lines_svg(
+            {gold: list(zip(summary["proxy"], summary["gold"], strict=True))},
+            y_label=f"{gold} (smoothed)", x_label="proxy reward (smoothed)",
+            title="Gold against proxy"))
+        if summary["kl"]:
+            section["charts"].append(lines_svg(
+                {gold: [(kl, g) for kl, g in zip(summary["kl"], summary["gold"], strict=True)
+                        if kl is not None]},
+                y_label=f"{gold} (smoothed)", x_label="KL from the start policy",
+                title="Gold against KL"))
+    return section
+
+
+def gold_compare_chart(runs: dict[str, TrainingRun]) -> SafeString:
+    """Each run's yardstick on its rollouts per step, smoothed (overoptimisation.py)."""
+    series = {}
+    for label, run in runs.items():
+        summary = curve_summary(run_curve(run))
+        if summary:
+            series[label] = list(zip(summary["steps"], summary["gold"], strict=True))
+    return lines_svg(series, y_label="score (smoothed)", x_label="step", whole_x=True,
+                     title="Gold (the yardstick on each step's rollouts)")
 
 
 def probe_compare_chart(runs: dict[str, TrainingRun]) -> SafeString:
