@@ -136,6 +136,7 @@ class JobOut(Schema):
 
 class RewardModelOut(JobOut):
     version: int
+    role: str  # "trained" on grades, or "gold" (the gold judge: never active)
     config: dict
     metrics: dict
     active: bool

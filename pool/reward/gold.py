@@ -32,8 +32,14 @@ from pathlib import Path
 
 import numpy as np
 
+from sketches.models import code_hash
+from sketches.painter import paint
+from sketches.renderer import RendererConfig, RenderPool
+from sketches.rendering import OK, render_text
+
 from .config import TrainConfig
 from .data import SPLITS, TEST, SplitConfig, split_of
+from .features import decode
 from .metrics import json_safe, split_metrics
 
 # Bump when the corpus, the labels or the training change: runs record it.
@@ -122,13 +128,6 @@ def _corpus_render(*, count: int, seed: int, size: int, renderer,
                    log: Callable[[str], None]) -> dict:
     """Render the painter's sketches for seeds seed..seed+count-1 in one pool;
     the finished ones decoded at the scorer's size with their tier ordinals."""
-    from sketches.models import code_hash
-    from sketches.painter import paint
-    from sketches.renderer import RendererConfig, RenderPool
-    from sketches.rendering import OK, render_text
-
-    from .features import decode
-
     config = renderer or RendererConfig()
     painted = [paint(s, size=size) for s in range(seed, seed + count)]
     images, grades, codes, failed = [], [], [], 0
@@ -162,7 +161,7 @@ def _train(corpus: dict, *, log: Callable[[str], None]):
     """Fit GOLD_TRAIN on the corpus, split by sketch code; (scorer, metrics, split)."""
     import torch
 
-    from .train import fit, new_scorer
+    from .train import fit, new_scorer  # torch: loaded only when a gold judge trains
 
     config = GOLD_TRAIN
     split_config = SplitConfig(test_fraction=config.test_fraction,

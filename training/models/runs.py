@@ -197,9 +197,9 @@ class TrainingStep(models.Model):
     completion_tokens = models.JSONField(default=dict, help_text="mean, min, max.")
     gate_pass = models.FloatField(null=True, help_text="Share of rollouts the gate passed.")
     yardstick_mean = models.FloatField(
-        null=True, help_text="The probe's yardstick on this step's rollouts: their mean win "
-                             "rate against the probe's references, a rejected one 0 (runs "
-                             "with a probe).")
+        null=True, blank=True,
+        help_text="The probe's yardstick on this step's rollouts: their mean win rate against "
+                  "the probe's references, a rejected one 0 (runs with a probe).")
     unknown_method_rate = models.FloatField(
         null=True, help_text="Share of rollouts calling a brush method that does not exist.")
     metrics = models.JSONField(default=dict, help_text="The trainer's log: loss, kl, entropy...")

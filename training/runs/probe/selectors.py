@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 
-from django.db.models import Avg, Count, StdDev
+from django.db.models import Avg
 
 from ...models import Probe, ProbeSample, TrainingRun
 
@@ -22,14 +23,18 @@ class ProbeMean:
 
 
 def probe_means(run: TrainingRun) -> list[ProbeMean]:
-    """Each probe's ProbeMean, in step order."""
-    rows = (Probe.objects.filter(run=run).order_by("step")
-            .annotate(mean=Avg("samples__score"), sd=StdDev("samples__score", sample=True),
-                      scored=Count("samples__score"))
-            .values_list("step", "mean", "sd", "scored"))
-    return [ProbeMean(step, mean, sd / math.sqrt(scored) if sd is not None and scored > 1
-                      else None, scored)
-            for step, mean, sd, scored in rows]
+    """Each probe's ProbeMean, in step order. The spread is taken here, not
+    by the database: SQLite's sample standard deviation fails the whole
+    query for a probe with one scored sample."""
+    scores: dict[int, list[float]] = {
+        step: [] for step in Probe.objects.filter(run=run).values_list("step", flat=True)}
+    for step, score in (ProbeSample.objects.filter(probe__run=run, score__isnull=False)
+                        .values_list("probe__step", "score")):
+        scores[step].append(score)
+    return [ProbeMean(step, statistics.fmean(values) if values else None,
+                      statistics.stdev(values) / math.sqrt(len(values))
+                      if len(values) > 1 else None, len(values))
+            for step, values in sorted(scores.items())]
 
 
 def probe_prompt_means(run: TrainingRun) -> dict[int, list[tuple[int, float | None]]]:
