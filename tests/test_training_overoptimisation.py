@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from tests.run_data import fresh, make_run
 from training.models import TrainingRun, TrainingStep
+from training.runs.callbacks import StepBook
 from training.runs.overoptimisation import (
     MIN_STEPS,
     CurvePoint,
@@ -19,6 +20,7 @@ from training.runs.overoptimisation import (
     curve_verdict,
     run_curve,
 )
+from training.runs.rewards import RubricReward
 
 
 def wobble(step: int) -> float:
@@ -137,3 +139,25 @@ class TestPages:
                                 {"run": [run.pk, other.pk]}).content.decode())
         assert "aria-label=\"Gold (the yardstick on each step's rollouts)\"" in page
         assert f"tiny (#{run.pk})" in page
+
+
+class TestRolloutScores:
+    def reward(self, yardstick) -> RubricReward:
+        return RubricReward(run_id=1, specs=[], context=None, num_generations=2,
+                            scale_rewards="group", seed=0, renderer=None, lease=None,
+                            book=StepBook(notices=[]), yardstick=yardstick)
+
+    def test_the_mean_leaves_out_what_has_no_score(self):
+        reward = self.reward(lambda outcomes: [0.0, None, 0.6])
+        assert reward._yardstick_mean(["a", "b", "c"]) == pytest.approx(0.3)
+        assert self.reward(lambda outcomes: [None])._yardstick_mean(["a"]) is None
+        assert self.reward(None)._yardstick_mean(["a"]) is None
+
+    def test_a_yardstick_that_fails_loses_the_score_not_the_step(self):
+        def broken(outcomes):
+            raise OSError("weights file gone")
+
+        reward = self.reward(broken)
+        assert reward._yardstick_mean(["a"]) is None
+        assert reward.book.notices == [
+            "the yardstick could not score the rollouts (OSError: weights file gone)"]

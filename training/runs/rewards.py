@@ -166,13 +166,21 @@ class RubricReward:
         clock.reward_ended = time.perf_counter()
         return totals
 
-
     def _yardstick_mean(self, outcomes) -> float | None:
         """The yardstick's mean score of the step's rollouts as the probe scores
-        its samples (a rejected one 0); None without a yardstick or a score."""
+        its samples (a rejected one 0); None without a yardstick or a score.
+        An instrument, as the probe is: one that fails is logged and said in
+        the run's notices, and the step goes on."""
         if self.yardstick is None:
             return None
-        scores = [s for s in self.yardstick(outcomes) if s is not None]
+        try:
+            scores = [s for s in self.yardstick(outcomes) if s is not None]
+        except Exception as exc:  # the step's yardstick score is lost, the run goes on
+            logger.exception("run %s: the yardstick could not score the rollouts", self.run_id)
+            notice = f"the yardstick could not score the rollouts ({type(exc).__name__}: {exc})"
+            if notice not in self.book.notices:
+                self.book.notices.append(notice)
+            return None
         return statistics.fmean(scores) if scores else None
 
 
