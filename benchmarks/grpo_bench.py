@@ -296,7 +296,14 @@ def probe_report(run) -> dict | None:
     if trend is not None:
         print(f"probe: first third {trend['first']:.3f}, last third {trend['last']:.3f}, "
               f"slope {trend['slope']:+.4f} per probe, t = {t_text(trend['t'])}")
-    return trend
+    # The pictures apart from the gate: a probe whose samples pass the gate
+    # more often rises with no better picture among them.
+    passed = [row.mean for row in probe_means(run, passed_only=True) if row.mean is not None]
+    if (passed_trend := reward_trend(passed)) is not None:
+        print(f"probe, samples the gate passed only: first third {passed_trend['first']:.3f}, "
+              f"last third {passed_trend['last']:.3f}, slope {passed_trend['slope']:+.4f} "
+              f"per probe, t = {t_text(passed_trend['t'])}")
+    return trend and {**trend, "passed": passed_trend}
 
 
 def curve_report(run) -> dict | None:

@@ -341,6 +341,12 @@ class TestPages:
         assert (rows[5].scored, round(rows[5].mean, 6)) == (3, 0.5)
         assert rows[5].se == pytest.approx(0.2 / 3 ** 0.5)
         assert rows[0].se is None and rows[0].scored == 1  # one scored sample: no error
+        # Of the samples the gate passed alone: the two added have no render.
+        passed = {row.step: row for row in probe_means(run, passed_only=True)}
+        assert (passed[5].scored, passed[5].mean) == (1, 0.5)
+        Render.objects.filter(pk=first.render_id).update(status=Render.Status.REJECTED)
+        after = probe_means(run, passed_only=True)[1]
+        assert (after.step, after.mean, after.scored) == (5, None, 0)
         page = client.get(reverse("training:run", args=[run.pk])).content.decode()
         table = page[page.index('<table class="probe-means">'):]
         table = table[:table.index("</table>")]

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from django.db.models import Avg
 
+from sketches.models import Render
+
 from ...models import Probe, ProbeSample, TrainingRun
 
 
@@ -22,14 +24,18 @@ class ProbeMean:
     scored: int
 
 
-def probe_means(run: TrainingRun) -> list[ProbeMean]:
-    """Each probe's ProbeMean, in step order. The spread is taken here, not
-    by the database: SQLite's sample standard deviation fails the whole
-    query for a probe with one scored sample."""
+def probe_means(run: TrainingRun, *, passed_only: bool = False) -> list[ProbeMean]:
+    """Each probe's ProbeMean, in step order; with `passed_only`, of the
+    samples the gate passed alone (what the pictures scored, apart from how
+    many the gate rejected). The spread is taken here, not by the database:
+    SQLite's sample standard deviation fails the whole query for a probe
+    with one scored sample."""
     scores: dict[int, list[float]] = {
         step: [] for step in Probe.objects.filter(run=run).values_list("step", flat=True)}
-    for step, score in (ProbeSample.objects.filter(probe__run=run, score__isnull=False)
-                        .values_list("probe__step", "score")):
+    samples = ProbeSample.objects.filter(probe__run=run, score__isnull=False)
+    if passed_only:
+        samples = samples.filter(render__status=Render.Status.OK)
+    for step, score in samples.values_list("probe__step", "score"):
         scores[step].append(score)
     return [ProbeMean(step, statistics.fmean(values) if values else None,
                       statistics.stdev(values) / math.sqrt(len(values))
