@@ -39,7 +39,6 @@ from sketches.rendering import OK, render_text
 
 from .config import TrainConfig
 from .data import SPLITS, TEST, SplitConfig, split_of
-from .features import decode
 from .metrics import json_safe, split_metrics
 
 # Bump when the corpus, the labels or the training change: runs record it.
@@ -128,6 +127,8 @@ def _corpus_render(*, count: int, seed: int, size: int, renderer,
                    log: Callable[[str], None]) -> dict:
     """Render the painter's sketches for seeds seed..seed+count-1 in one pool;
     the finished ones decoded at the scorer's size with their tier ordinals."""
+    from .features import decode  # torch: loaded only when a gold judge is built
+
     config = renderer or RendererConfig()
     painted = [paint(s, size=size) for s in range(seed, seed + count)]
     images, grades, codes, failed = [], [], [], 0
