@@ -122,7 +122,7 @@ class RewardModelAdmin(admin.ModelAdmin):
         if not data:
             return "-"
         if obj.role == RewardModel.Role.GOLD:
-            return f"painter tiers of {data['renders']} renders"
+            return f"painter tiers of {data['gold']['renders']} renders"
         simulated = "simulated" in data.get("sources", [])
         return f"{data['grades']} {'SIMULATED' if simulated else 'human'}"
 

@@ -38,7 +38,7 @@ from sketches.renderer import RendererConfig, RenderPool
 from sketches.rendering import OK, render_text
 
 from .config import TrainConfig
-from .data import SPLITS, TEST, SplitConfig, split_of
+from .data import SPLITS, TEST, split_of
 from .metrics import json_safe, split_metrics
 
 # Bump when the corpus, the labels or the training change: runs record it.
@@ -165,9 +165,7 @@ def _train(corpus: dict, *, log: Callable[[str], None]):
     from .train import fit, new_scorer  # torch: loaded only when a gold judge trains
 
     config = GOLD_TRAIN
-    split_config = SplitConfig(test_fraction=config.test_fraction,
-                               validation_fraction=config.validation_fraction,
-                               seed=config.split_seed)
+    split_config = config.split_config()
     names = [split_of(str(code), split_config) for code in corpus["codes"]]
     split = {name: np.array([i for i, n in enumerate(names) if n == name], dtype=np.int64)
              for name in SPLITS}

@@ -125,8 +125,7 @@ def reward_model_gold_register(folder: Path) -> RewardModel:
     weights = (Path(folder) / GOLD_WEIGHTS).read_bytes()
     model = _versioned(role=RewardModel.Role.GOLD, status=Status.DONE, config=record["train"],
                        metrics=record["metrics"],
-                       training_data={"gold": record, "codes": codes,
-                                      "renders": record["renders"]})
+                       training_data={"gold": record, "codes": codes})
     model.weights.save(f"gold-judge-v{model.version}.pt", ContentFile(weights))
     return model
 

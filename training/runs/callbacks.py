@@ -82,6 +82,11 @@ class StepBook:
     summaries: dict[int, dict] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
 
+    def notice(self, text: str) -> None:
+        """Say `text` in the run's notices, once however often it recurs."""
+        if text not in self.notices:
+            self.notices.append(text)
+
 
 class RunCallback(TrainerCallback):
     """Records each step and obeys the cancel flag; see the module docstring.

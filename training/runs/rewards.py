@@ -144,8 +144,7 @@ class RubricReward:
         values = signals_compute(self.specs, rollouts, self.context)
         totals = [rubric_total(row, self.specs) for row in values]
         for text in self.context.notices:
-            if text not in self.book.notices:
-                self.book.notices.append(text)
+            self.book.notice(text)
         yardstick_mean = self._yardstick_mean(outcomes)
         clock.judge += time.perf_counter() - started
 
@@ -177,9 +176,8 @@ class RubricReward:
             scores = [s for s in self.yardstick(outcomes) if s is not None]
         except Exception as exc:  # the step's yardstick score is lost, the run goes on
             logger.exception("run %s: the yardstick could not score the rollouts", self.run_id)
-            notice = f"the yardstick could not score the rollouts ({type(exc).__name__}: {exc})"
-            if notice not in self.book.notices:
-                self.book.notices.append(notice)
+            self.book.notice(
+                f"the yardstick could not score the rollouts ({type(exc).__name__}: {exc})")
             return None
         return statistics.fmean(scores) if scores else None
 

@@ -8,7 +8,14 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from pool.reward.gold import GOLD_COUNT, GOLD_SEED, gold_build, gold_exists, gold_record
+from pool.reward.gold import (
+    GOLD_CORPUS,
+    GOLD_COUNT,
+    GOLD_SEED,
+    gold_build,
+    gold_exists,
+    gold_record,
+)
 from pool.reward.services import GoldError, reward_model_gold_register
 from sketches.renderer import RendererConfig
 
@@ -46,7 +53,7 @@ class Command(BaseCommand):
                                    "or --if-missing")
             self.stdout.write(f"a gold judge is already in {folder}; nothing to build")
         else:
-            if retrain and not (folder / "corpus.npz").exists():
+            if retrain and not (folder / GOLD_CORPUS).exists():
                 raise CommandError(f"--retrain needs the rendered corpus in {folder}: build "
                                    "it first")
             renderer = None if browsers is None else RendererConfig(browsers=browsers)

@@ -48,9 +48,7 @@ class ProbeCallback(TrainerCallback):
             raise
         except Exception as exc:  # the probe is lost, the run goes on
             logger.exception("run %s: the probe at step %s failed", self.lease.run_id, step)
-            notice = f"the probe at step {step} failed ({type(exc).__name__}: {exc})"
-            if notice not in self.book.notices:
-                self.book.notices.append(notice)
+            self.book.notice(f"the probe at step {step} failed ({type(exc).__name__}: {exc})")
 
 
 def run_prober(*, run, renderer) -> Prober | None:
