@@ -6,9 +6,9 @@ over the renderer before it, and does the picture stay? Paints --painter-seeds
 seeds of the procedural painter (the seed picks the subject, so 48 seeds hold
 every subject four times and every tier) at --size px and renders each twice,
 the old way (RendererConfig(cpu_fill_masks=False, lean_blend=False,
-shared_pipeline_cache=False, viewport_side=1200): masks on SwiftShader,
-p5.brush's own blend shader, a pipeline cache per WebGL context, a viewport as
-large as the largest canvas, as before harness 3) and the
+shared_pipeline_cache=False, viewport_side=1200, js_turbofan=True): masks on
+SwiftShader, p5.brush's own blend shader, a pipeline cache per WebGL context, a
+viewport as large as the largest canvas, V8 with TurboFan, as before harness 3) and the
 new way, in two pools of --browsers browsers (default 2, every browser busy, as
 in a render worker) that live side by side and take turns on the same chunks
 of sketches, so the machine's noise falls on both alike. Per tier and overall it prints
@@ -108,7 +108,7 @@ def run_masks(seeds: int, size: int, render_seed: int, browsers: int) -> list[Ma
     taking turns to go first; a sketch's time is its chunk's share."""
     pairs = []
     old_config = RendererConfig(browsers=browsers, cpu_fill_masks=False,
-                                lean_blend=False, shared_pipeline_cache=False,
+                                lean_blend=False, shared_pipeline_cache=False, js_turbofan=True,
                                 viewport_side=DEFAULT_MAX_CANVAS_SIDE, deadline_s=MASKS_DEADLINE_S)
     new_config = RendererConfig(browsers=browsers, deadline_s=MASKS_DEADLINE_S)
     sketches = [(seed, paint(seed, size=size)) for seed in range(seeds)]

@@ -1,17 +1,20 @@
 """The render cost floor: what a light sketch costs, and where it goes.
 
 Issue 36 asks for 20 light renders at full pool width in at most 0.4 of
-today's wall time. This measures where that time goes, in three parts:
+today's wall time. This measures where that time goes, in six parts:
 
 1. The light corpus (benchmarks/light/: 20 sketches of one to a dozen
    strokes or one small wash, 400 px) at full pool width: the default
    number of browsers, one thread per browser, every core busy, --rounds
-   times. It prints wall time, throughput, and the CPU each render cost by
-   Chromium process: the GPU process (SwiftShader compiles and draws there),
-   the renderers (p5, p5.brush, the harness and the sketch) and the browser.
-   CPU is read from /proc for this process's own descendants only, so other
-   work on the machine is not counted; CPU-seconds a render are what size a
-   render fleet.
+   times, by today's renderer and by the one before it (V8 with TurboFan in
+   the sandbox's pages, RendererConfig.js_turbofan) taking turns. It prints
+   wall time, throughput, and the CPU each render cost by Chromium process:
+   the GPU process (SwiftShader compiles and draws there), the renderers
+   (p5, p5.brush, the harness and the sketch) and the browser; then the
+   ratio of the two ways' median wall times, and whether their verdicts and
+   pictures agree. CPU is read from /proc for this process's own
+   descendants only, so other work on the machine is not counted;
+   CPU-seconds a render are what size a render fleet.
 2. A ladder, one browser, one render at a time: what each step of a light
    render adds to the CPU a render costs. A p5 page with a 2D canvas (a
    fresh document with p5 and p5.brush loaded and run), a WebGL canvas, one
@@ -28,8 +31,18 @@ today's wall time. This measures where that time goes, in three parts:
    with p5 and p5.brush and no harness: what a light render would cost if
    nothing were made fresh. No isolation at all; it bounds what keeping the
    context across sketches could save.
+5. p5.brush's blend shader (every stroke and fill ends in a pass of it) in
+   a plain page: its first draw in a fresh context, again, over 20 px, and
+   a new program of the same source; then the same with its spectral mixing
+   swapped for a linear mix (not a renderer: it shows what the spectral
+   maths costs to compile and to run).
+6. A route, not a renderer: the stroke sketches each in a realm of its own
+   (a new isolated world) of ONE kept document and WebGL canvas, with p5
+   and p5.brush loaded again in every realm, against today's renderer, one
+   browser, one at a time. No harness and no isolation between sketches
+   (docs/benchmarks.md says why none could be had this way).
 
-    .venv/bin/python benchmarks/render_floor.py [--rounds 3] [--ladder 8]
+    .venv/bin/python benchmarks/render_floor.py [--rounds 3] [--ladder 8] [--documents 10]
 
 It asserts nothing. Figures depend on the machine; compare runs on the same
 machine only (docs/benchmarks.md, "The render floor", has this machine's).
@@ -52,8 +65,11 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.async_api import async_playwright  # noqa: E402
 
+from sketches.brush_api import BRUSH_2  # noqa: E402
 from sketches.renderer import RendererConfig, RenderPool, os_sandbox  # noqa: E402
 from sketches.renderer.config import DEFAULT_BROWSERS  # noqa: E402
+from sketches.renderer.fidelity import picture_difference  # noqa: E402
+from sketches.renderer.libraries import load_brush, load_p5, shader_sources  # noqa: E402
 from sketches.renderer.page_server import PageServer  # noqa: E402
 from sketches.renderer.sandbox import chromium_args  # noqa: E402
 from sketches.rendering import render_text  # noqa: E402
@@ -184,22 +200,45 @@ def cpu_header() -> str:
 
 
 def light_corpus(rounds: int, browsers: int) -> None:
+    """Part 1: today's renderer and the one before it side by side, each pool
+    at full width, taking turns round by round (the machine's load shifts
+    between rounds, not between the two of a round)."""
     sketches = [path.read_text() for path in sorted(LIGHT.glob("*.js"))]
-    print(f"1. {len(sketches)} light sketches, {browsers} browsers, {rounds} rounds")
-    with (RenderPool(RendererConfig(browsers=browsers)) as pool,
+    ways = {"before": RendererConfig(browsers=browsers, js_turbofan=True),
+            "now": RendererConfig(browsers=browsers)}
+    print(f"1. {len(sketches)} light sketches, {browsers} browsers a pool, {rounds} rounds; "
+          "before: V8 with TurboFan in the sandbox's pages")
+    walls: dict[str, list[float]] = {name: [] for name in ways}
+    outcomes: dict[str, list] = {}
+    with (contextlib.ExitStack() as stack,
           ThreadPoolExecutor(max_workers=browsers) as threads):
-        list(threads.map(lambda code: render_text(pool, code, 0), sketches[:2 * browsers]))
-        print(f"   {'round':5} {'wall s':>7} {'ms/r':>6}   CPU ms a render: {cpu_header()}")
+        pools = {name: stack.enter_context(RenderPool(config)) for name, config in ways.items()}
+
+        def render_all(pool: RenderPool, codes: list[str]) -> list:
+            return list(threads.map(lambda code: render_text(pool, code, 0), codes))
+
+        for pool in pools.values():
+            render_all(pool, sketches[:2 * browsers])
+        print(f"   {'way':6} {'round':5} {'wall s':>7} {'ms/r':>6}   "
+              f"CPU ms a render: {cpu_header()}")
         for index in range(rounds):
-            before = descendants_cpu()
-            started = time.perf_counter()
-            outcomes = list(threads.map(lambda code: render_text(pool, code, 0), sketches))
-            wall = time.perf_counter() - started
-            spent = cpu_spent(before, descendants_cpu())
-            not_ok = [o.status for o in outcomes if o.status != "ok"]
-            print(f"   {index + 1:5d} {wall:7.2f} {1000 * wall / len(sketches):6.0f}   "
-                  f"{'':17}{cpu_row(spent, len(sketches))}"
-                  + (f"   not ok: {not_ok}" if not_ok else ""), flush=True)
+            for name, pool in pools.items():
+                before = descendants_cpu()
+                started = time.perf_counter()
+                outcomes[name] = render_all(pool, sketches)
+                wall = time.perf_counter() - started
+                walls[name].append(wall)
+                spent = cpu_spent(before, descendants_cpu())
+                not_ok = [o.status for o in outcomes[name] if o.status != "ok"]
+                print(f"   {name:6} {index + 1:5d} {wall:7.2f} "
+                      f"{1000 * wall / len(sketches):6.0f}   {'':17}{cpu_row(spent, len(sketches))}"
+                      + (f"   not ok: {not_ok}" if not_ok else ""), flush=True)
+    ratio = statistics.median(walls["now"]) / statistics.median(walls["before"])
+    pairs = list(zip(outcomes["now"], outcomes["before"], strict=True))
+    verdicts = sum(a.status == b.status for a, b in pairs)
+    means = [picture_difference(a.png, b.png)[0] for a, b in pairs if a.png and b.png]
+    print(f"   now / before, median wall time: {ratio:.2f}; same verdict {verdicts} of "
+          f"{len(sketches)}; pictures' mean difference at most {max(means, default=0):.3f} levels")
 
 
 def ladder(renders: int) -> None:
@@ -310,6 +349,207 @@ def shared_part(rounds: int) -> None:
               f"{cpu_row(spent, len(bodies))}")
 
 
+# Part 5: p5.brush 2.x's blend shader (the pass that lays every stroke and
+# fill on the canvas) in a fresh context, on a plain page. Its mask is empty
+# but for two pixels a row, so the shader's early return covers nearly every
+# pixel; the plain-mix variant swaps the spectral mixing for a linear one
+# (not a renderer: it shows how much of both costs is the spectral maths).
+BLEND_PROBE = r"""
+([vertex, fragment, side]) => {
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = side;
+  document.body.appendChild(canvas);
+  const gl = canvas.getContext("webgl2");
+  const texture = (red, painted) => {
+    const t = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, t);
+    const data = new Uint8Array(side * side * 4);
+    for (let i = 0; i < data.length; i += 4) {
+      data[i] = red; data[i + 1] = 200; data[i + 2] = 100;
+      data[i + 3] = painted(i / 4 % side) ? 255 : 0;
+    }
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, side, side, 0, gl.RGBA, gl.UNSIGNED_BYTE, data);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    return t;
+  };
+  const source = texture(250, () => true), mask = texture(30, (x) => x < 2);
+  const program = () => {
+    const p = gl.createProgram();
+    for (const [type, text] of [[gl.VERTEX_SHADER, vertex], [gl.FRAGMENT_SHADER, fragment]]) {
+      const shader = gl.createShader(type);
+      gl.shaderSource(shader, text);
+      gl.compileShader(shader);
+      gl.attachShader(p, shader);
+    }
+    gl.linkProgram(p);
+    return p;
+  };
+  const pixel = new Uint8Array(4);
+  const draw = (p, box) => {
+    const started = performance.now();
+    gl.useProgram(p);
+    gl.activeTexture(gl.TEXTURE0);
+    gl.bindTexture(gl.TEXTURE_2D, source);
+    gl.activeTexture(gl.TEXTURE1);
+    gl.bindTexture(gl.TEXTURE_2D, mask);
+    gl.uniform1i(gl.getUniformLocation(p, "u_source"), 0);
+    gl.uniform1i(gl.getUniformLocation(p, "u_mask"), 1);
+    gl.uniform1i(gl.getUniformLocation(p, "u_isBrush"), 1);
+    gl.uniform3f(gl.getUniformLocation(p, "u_color"), 0.2, 0.3, 0.4);
+    gl.enable(gl.SCISSOR_TEST);
+    gl.scissor(0, 0, box, box);
+    gl.drawArrays(gl.TRIANGLES, 0, 3);
+    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+    return performance.now() - started;
+  };
+  const first = program();
+  return [draw(first, side), draw(first, side), draw(first, 20), draw(program(), side)];
+}
+"""
+SPECTRAL_MIX = "outColor=vec4(spectral_mix(bgColor,pigment.rgb,mixIntensity),1.);"
+PLAIN_MIX = "outColor=vec4(mix(bgColor,pigment.rgb,mixIntensity),1.);"
+BLEND_ROWS = ("first draw in a new context", "the same draw again", "again, over 20 x 20 px",
+              "a new program, same source")
+
+
+async def blend_probe(documents: int) -> dict[str, list[list[float]]]:
+    shaders = shader_sources(load_brush(RendererConfig().library_dir, BRUSH_2))
+    vertex, fragment = next((v, f) for v, f in zip(shaders, shaders[1:], strict=False)
+                            if SPECTRAL_MIX in f)
+    times: dict[str, list[list[float]]] = {}
+    async with bare_page() as page:
+        for name, text in (("spectral mix", fragment),
+                           ("plain mix", fragment.replace(SPECTRAL_MIX, PLAIN_MIX))):
+            times[name] = []
+            for _ in range(documents):
+                await page.reload()  # a fresh document, so a fresh context
+                times[name].append(await page.evaluate(BLEND_PROBE, [vertex, text, 400]))
+    return times
+
+
+def blend_part(documents: int) -> None:
+    print(f"\n5. p5.brush's blend shader, 400 px, one browser, median of {documents - 2} documents")
+    print(f"   {'':30} {'spectral mix':>13} {'plain mix':>10}   (ms to the end of the draw)")
+    times = {name: rows[2:] for name, rows in asyncio.run(blend_probe(documents)).items()}
+    for index, row in enumerate(BLEND_ROWS):
+        cells = [statistics.median(t[index] for t in times[name]) for name in times]
+        print(f"   {row:30} {cells[0]:13.1f} {cells[1]:10.1f}")
+
+
+# Part 6: a route, not a renderer. One kept document and WebGL canvas; each
+# sketch in a realm of its own (a new isolated world: fresh globals and
+# prototypes, the same DOM), where p5 and p5.brush are loaded again and p5 is
+# handed the kept canvas, so the context and its compiled programs carry
+# over. No harness and no isolation between sketches (a world's timers and
+# listeners outlive it, and the DOM is shared): what the route would cost
+# before any of the work that would make it safe.
+KEEP_CANVAS = r"""
+(() => {
+  const createElement = Document.prototype.createElement;
+  let wantWebGL = false;
+  const createCanvas = () => {
+    const kept = document.querySelector("canvas[data-kept]");
+    if (kept) return kept;
+    const canvas = createElement.call(document, "canvas");
+    canvas.dataset.kept = "";
+    return canvas;
+  };
+  Document.prototype.createElement = function (tag, ...rest) {
+    if (wantWebGL && String(tag).toLowerCase() === "canvas") {
+      wantWebGL = false;
+      return createCanvas();
+    }
+    return createElement.call(this, tag, ...rest);
+  };
+  window.__wantWebGL = () => { wantWebGL = true; };
+})();
+"""
+AFTER_P5 = r"""
+(() => {
+  const createCanvas = p5.prototype.createCanvas;
+  p5.prototype.createCanvas = function (w, h, mode, ...rest) {
+    if (mode === this.WEBGL) window.__wantWebGL();
+    return createCanvas.call(this, w, h, mode, ...rest);
+  };
+})();
+"""
+RUN_IN_WORLD = r"""
+new Promise((done) => {
+  const setup = window.setup;
+  window.setup = function () { setup(); noLoop(); };
+  const sketch = new p5();
+  const finished = () => {
+    if (!sketch._setupDone) return setTimeout(finished, 5);
+    const gl = sketch.drawingContext;
+    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+    const png = sketch.canvas.toDataURL("image/png");
+    for (const canvas of document.querySelectorAll("canvas:not([data-kept])")) canvas.remove();
+    done(png.length);
+  };
+  finished();
+})
+"""
+
+
+async def fresh_worlds(sketches: list[str], rounds: int) -> list[tuple[float, dict]]:
+    library_dir = RendererConfig().library_dir
+    libraries = [load_p5(library_dir, BRUSH_2).source.decode(),
+                 load_brush(library_dir, BRUSH_2).source.decode()]
+    results = []
+    async with bare_page() as page:
+        cdp = await page.context.new_cdp_session(page)
+        frame = (await cdp.send("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+        worlds = 0
+
+        async def render(code: str) -> None:
+            nonlocal worlds
+            worlds += 1
+            world = (await cdp.send("Page.createIsolatedWorld", {
+                "frameId": frame, "worldName": f"sketch-{worlds}"}))["executionContextId"]
+            for text in (KEEP_CANVAS, *libraries, AFTER_P5, code, RUN_IN_WORLD):
+                answer = await cdp.send("Runtime.evaluate", {
+                    "expression": text, "contextId": world, "awaitPromise": True})
+                if "exceptionDetails" in answer:
+                    raise RuntimeError(str(answer["exceptionDetails"])[:300])
+
+        for code in sketches[:4]:
+            await render(code)
+        for _ in range(rounds):
+            before = descendants_cpu()
+            started = time.perf_counter()
+            for code in sketches:
+                await render(code)
+            results.append((time.perf_counter() - started, cpu_spent(before, descendants_cpu())))
+    return results
+
+
+def todays_renderer(sketches: list[str], rounds: int) -> list[tuple[float, dict]]:
+    results = []
+    with RenderPool(RendererConfig(browsers=1)) as pool:
+        for code in sketches[:4]:
+            render_text(pool, code, 0)
+        for _ in range(rounds):
+            before = descendants_cpu()
+            started = time.perf_counter()
+            for code in sketches:
+                render_text(pool, code, 0)
+            results.append((time.perf_counter() - started, cpu_spent(before, descendants_cpu())))
+    return results
+
+
+def worlds_part(rounds: int) -> None:
+    sketches = [path.read_text() for path in sorted(LIGHT.glob("*.js")) if "wash" not in path.name]
+    print(f"\n6. a route: {len(sketches)} stroke sketches, each in a fresh realm of one kept "
+          "document and canvas, one browser, one at a time, against today's renderer")
+    print(f"   {'way':7} {'round':5} {'ms/r':>6}   CPU ms a render: {cpu_header()}")
+    for name, results in (("today", todays_renderer(sketches, rounds)),
+                          ("worlds", asyncio.run(fresh_worlds(sketches, rounds)))):
+        for index, (wall, spent) in enumerate(results):
+            print(f"   {name:7} {index + 1:5d} {1000 * wall / len(sketches):6.0f}   {'':17}"
+                  f"{cpu_row(spent, len(sketches))}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -321,6 +561,8 @@ def main() -> None:
     ladder(args.ladder)
     context_part(args.documents)
     shared_part(args.rounds)
+    blend_part(args.documents)
+    worlds_part(args.rounds)
 
 
 if __name__ == "__main__":

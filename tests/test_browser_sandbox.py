@@ -17,6 +17,8 @@ import psutil
 import pytest
 
 from sketches.renderer import RendererConfig, RendererUnavailable, RenderPool
+from sketches.renderer.config import SANDBOX_JS_MAX_OPT
+from sketches.renderer.sandbox import js_flags
 from sketches.rendering import render_text
 from tests.conftest import chromium_path, make_config, read_sketch
 
@@ -139,6 +141,17 @@ class TestSandboxedRenderers:
             # holds some over the empty namespace it made for itself).
             if namespace(proc.pid, "user") == namespace("self", "user"):
                 assert int(state["CapEff"], 16) == 0, (proc.pid, state["CapEff"])
+
+    def test_every_renderer_runs_v8_without_turbofan(self, pool, rendered):
+        # Chromium hands --js-flags on to each renderer and rewrites its
+        # process title, arguments joined by spaces: read as one text.
+        wanted = f"--js-flags={js_flags(pool.config)} "
+        assert f"--max-opt={SANDBOX_JS_MAX_OPT}" in wanted
+        assert "--max-opt" not in js_flags(replace(pool.config, js_turbofan=True))
+        found = renderers()
+        assert found, "no renderer process found"
+        for proc in found:
+            assert wanted in Path(f"/proc/{proc.pid}/cmdline").read_text(), proc.pid
 
     @root_only
     def test_the_browser_does_not_inherit_the_workers_secrets(self, rendered):

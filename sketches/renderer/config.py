@@ -57,6 +57,15 @@ DEFAULT_VIEWPORT_SIDE = 200
 # Two browsers keep both cores busy: SwiftShader serialises inside one browser.
 DEFAULT_BROWSERS = 2
 
+# V8's highest tier in the sandbox's pages (--max-opt: 2 is Maglev, above it
+# TurboFan). A render's document lives for a fraction of a second, and
+# TurboFan's background compiles of its hot functions cost CPU that the page
+# is gone before it earns back.
+# Maglev stays: without it (Sparkplug at most) the same light corpus took more
+# CPU, not less. docs/benchmarks.md, "The render floor", has the figures and
+# the command (benchmarks/render_floor.py) that measures the two side by side.
+SANDBOX_JS_MAX_OPT = 2
+
 
 @dataclass(frozen=True)
 class RendererConfig:
@@ -71,6 +80,10 @@ class RendererConfig:
     # V8 heap per page: a sketch that allocates without bound crashes its own
     # renderer process here instead of taking the machine's memory.
     js_heap_mb: int = 512
+    # V8 stops at Maglev in the sandbox's pages (SANDBOX_JS_MAX_OPT says why).
+    # True is the browser as it ran before, with TurboFan, kept so benchmarks
+    # can put the two side by side; pixels do not depend on it.
+    js_turbofan: bool = False
     # p5.brush's fill masks on CPU canvases at the GPU's blend precision (see
     # harness.js): 4-7x faster drawing on the painter's good tier. False is the
     # renderer before harness 3 (masks on SwiftShader), kept so benchmarks and

@@ -22,7 +22,7 @@ from playwright.async_api import Browser, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
 
 from . import os_sandbox
-from .config import RendererConfig
+from .config import SANDBOX_JS_MAX_OPT, RendererConfig
 from .libraries import DEFAULT_BRUSH
 from .page_run import PageRun
 from .page_server import PageServer
@@ -81,6 +81,14 @@ class BrowserUnavailable(Exception):
         self.sketch_ran = sketch_ran
 
 
+def js_flags(config: RendererConfig) -> str:
+    """V8's flags for the sandbox's pages: their heap, and their top tier."""
+    flags = [f"--max-old-space-size={config.js_heap_mb}"]
+    if not config.js_turbofan:
+        flags.append(f"--max-opt={SANDBOX_JS_MAX_OPT}")
+    return " ".join(flags)
+
+
 def chromium_args(config: RendererConfig, server: PageServer) -> list[str]:
     return [
         # Software WebGL: headless Chromium has no GPU here.
@@ -98,7 +106,7 @@ def chromium_args(config: RendererConfig, server: PageServer) -> list[str]:
         "--disable-features=BackForwardCache",
         "--no-first-run",
         "--mute-audio",
-        f"--js-flags=--max-old-space-size={config.js_heap_mb}",
+        f"--js-flags={js_flags(config)}",
     ] + ([
         # One Vulkan pipeline cache for the whole GPU process instead of one
         # per WebGL context. Every render has a new document, so a new context
