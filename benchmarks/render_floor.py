@@ -92,6 +92,22 @@ LADDER = {
                      ' brush.line(-190, -190 + i * 30, 190, 190 - i * 30); }'),
 }
 
+# The plain-page probes (parts 3 and 5) link a program from `vertex` and
+# `fragment` alike.
+LINK_PROGRAM = r"""
+  const program = () => {
+    const p = gl.createProgram();
+    for (const [type, text] of [[gl.VERTEX_SHADER, vertex], [gl.FRAGMENT_SHADER, fragment]]) {
+      const shader = gl.createShader(type);
+      gl.shaderSource(shader, text);
+      gl.compileShader(shader);
+      gl.attachShader(p, shader);
+    }
+    gl.linkProgram(p);
+    return p;
+  };
+"""
+
 # Part 3: a fragment shader with some work in it, so that compiling it is
 # not free; timed with the browser's own clock (the sandbox page's clock is
 # virtual, so this runs on a plain page of the page server: its 404).
@@ -113,17 +129,7 @@ CONTEXT_PROBE = r"""
       }
       colour = vec4(a / 38.0, 1.0);
     }`;
-  const program = () => {
-    const p = gl.createProgram();
-    for (const [type, source] of [[gl.VERTEX_SHADER, vertex], [gl.FRAGMENT_SHADER, fragment]]) {
-      const shader = gl.createShader(type);
-      gl.shaderSource(shader, source);
-      gl.compileShader(shader);
-      gl.attachShader(p, shader);
-    }
-    gl.linkProgram(p);
-    return p;
-  };
+""" + LINK_PROGRAM + r"""
   const buffer = gl.createBuffer();
   gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
   gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([-1, -1, 0.1, -1, -1, 0.1]), gl.STATIC_DRAW);
@@ -374,17 +380,7 @@ BLEND_PROBE = r"""
     return t;
   };
   const source = texture(250, () => true), mask = texture(30, (x) => x < 2);
-  const program = () => {
-    const p = gl.createProgram();
-    for (const [type, text] of [[gl.VERTEX_SHADER, vertex], [gl.FRAGMENT_SHADER, fragment]]) {
-      const shader = gl.createShader(type);
-      gl.shaderSource(shader, text);
-      gl.compileShader(shader);
-      gl.attachShader(p, shader);
-    }
-    gl.linkProgram(p);
-    return p;
-  };
+""" + LINK_PROGRAM + r"""
   const pixel = new Uint8Array(4);
   const draw = (p, box) => {
     const started = performance.now();
