@@ -207,8 +207,8 @@ def cpu_header() -> str:
 
 def light_corpus(rounds: int, browsers: int) -> None:
     """Part 1: today's renderer and the one before it side by side, each pool
-    at full width, taking turns round by round (the machine's load shifts
-    between rounds, not between the two of a round)."""
+    at full width, taking turns within each round and going first in turn (the
+    machine's load then falls on both alike)."""
     sketches = [path.read_text() for path in sorted(LIGHT.glob("*.js"))]
     ways = {"before": RendererConfig(browsers=browsers, js_turbofan=True),
             "now": RendererConfig(browsers=browsers)}
@@ -228,7 +228,8 @@ def light_corpus(rounds: int, browsers: int) -> None:
         print(f"   {'way':6} {'round':5} {'wall s':>7} {'ms/r':>6}   "
               f"CPU ms a render: {cpu_header()}")
         for index in range(rounds):
-            for name, pool in pools.items():
+            turns = list(pools.items())
+            for name, pool in turns[::-1] if index % 2 else turns:
                 before = descendants_cpu()
                 started = time.perf_counter()
                 outcomes[name] = render_all(pool, sketches)
