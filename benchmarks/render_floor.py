@@ -208,17 +208,21 @@ def cpu_header() -> str:
 def light_corpus(rounds: int, browsers: int) -> None:
     """Part 1: today's renderer and the one before it side by side, each pool
     at full width, taking turns within each round and going first in turn (the
-    machine's load then falls on both alike)."""
+    machine's load then falls on both alike). A third turn renders as many
+    copies of a p5 page that draws nothing (the ladder's first step) with
+    today's renderer: the floor of a fresh document a render."""
     sketches = [path.read_text() for path in sorted(LIGHT.glob("*.js"))]
     ways = {"before": RendererConfig(browsers=browsers, js_turbofan=True),
             "now": RendererConfig(browsers=browsers)}
     print(f"1. {len(sketches)} light sketches, {browsers} browsers a pool, {rounds} rounds; "
-          "before: V8 with TurboFan in the sandbox's pages")
-    walls: dict[str, list[float]] = {name: [] for name in ways}
+          "before: V8 with TurboFan in the sandbox's pages; blank: a p5 page drawing nothing")
+    walls: dict[str, list[float]] = {name: [] for name in (*ways, "blank")}
     outcomes: dict[str, list] = {}
     with (contextlib.ExitStack() as stack,
           ThreadPoolExecutor(max_workers=browsers) as threads):
         pools = {name: stack.enter_context(RenderPool(config)) for name, config in ways.items()}
+        turns = [("before", pools["before"], sketches), ("now", pools["now"], sketches),
+                 ("blank", pools["now"], [LADDER["p5, 2D canvas"]] * len(sketches))]
 
         def render_all(pool: RenderPool, codes: list[str]) -> list:
             return list(threads.map(lambda code: render_text(pool, code, 0), codes))
@@ -228,24 +232,26 @@ def light_corpus(rounds: int, browsers: int) -> None:
         print(f"   {'way':6} {'round':5} {'wall s':>7} {'ms/r':>6}   "
               f"CPU ms a render: {cpu_header()}")
         for index in range(rounds):
-            turns = list(pools.items())
-            for name, pool in turns[::-1] if index % 2 else turns:
+            for name, pool, codes in turns[::-1] if index % 2 else turns:
                 before = descendants_cpu()
                 started = time.perf_counter()
-                outcomes[name] = render_all(pool, sketches)
+                outcomes[name] = render_all(pool, codes)
                 wall = time.perf_counter() - started
                 walls[name].append(wall)
                 spent = cpu_spent(before, descendants_cpu())
                 not_ok = [o.status for o in outcomes[name] if o.status != "ok"]
                 print(f"   {name:6} {index + 1:5d} {wall:7.2f} "
-                      f"{1000 * wall / len(sketches):6.0f}   {'':17}{cpu_row(spent, len(sketches))}"
-                      + (f"   not ok: {not_ok}" if not_ok else ""), flush=True)
-    ratio = statistics.median(walls["now"]) / statistics.median(walls["before"])
+                      f"{1000 * wall / len(codes):6.0f}   {'':17}{cpu_row(spent, len(codes))}"
+                      + (f"   not ok: {not_ok}" if not_ok and name != "blank" else ""),
+                      flush=True)
+    median = {name: statistics.median(times) for name, times in walls.items()}
     pairs = list(zip(outcomes["now"], outcomes["before"], strict=True))
     verdicts = sum(a.status == b.status for a, b in pairs)
     means = [picture_difference(a.png, b.png)[0] for a, b in pairs if a.png and b.png]
-    print(f"   now / before, median wall time: {ratio:.2f}; same verdict {verdicts} of "
-          f"{len(sketches)}; pictures' mean difference at most {max(means, default=0):.3f} levels")
+    print(f"   now / before, median wall time: {median['now'] / median['before']:.2f}; same "
+          f"verdict {verdicts} of {len(sketches)}; pictures' mean difference at most "
+          f"{max(means, default=0):.3f} levels")
+    print(f"   blank / before: {median['blank'] / median['before']:.2f}")
 
 
 def ladder(renders: int) -> None:
