@@ -60,10 +60,10 @@ DEFAULT_BROWSERS = 2
 # V8's highest tier in the sandbox's pages (--max-opt: 2 is Maglev, above it
 # TurboFan). A render's document lives for a fraction of a second, and
 # TurboFan's background compiles of its hot functions cost CPU that the page
-# is gone before it earns back.
-# Maglev stays: without it (Sparkplug at most) the same light corpus took more
-# CPU, not less. docs/benchmarks.md, "The render floor", has the figures and
-# the command (benchmarks/render_floor.py) that measures the two side by side.
+# is gone before it earns back. Maglev stays: without it (Sparkplug at most)
+# the same light corpus took more CPU, not less. docs/benchmarks.md, "The
+# render floor", has the figures and the command (benchmarks/render_floor.py)
+# that measures the two side by side.
 SANDBOX_JS_MAX_OPT = 2
 
 
