@@ -325,12 +325,16 @@ SHARED_DRAW = """(body) => {
 }"""
 
 
+def stroke_sketches() -> list[str]:
+    """The light corpus without its washes, which need the harness's CPU
+    fill masks: what parts 4 and 6 draw on pages without the harness."""
+    return [path.read_text() for path in sorted(LIGHT.glob("*.js")) if "wash" not in path.name]
+
+
 def stroke_bodies() -> list[str]:
     bodies = []
-    for path in sorted(LIGHT.glob("*.js")):
-        if "wash" in path.name:
-            continue
-        body = path.read_text().split("function setup() {", 1)[1].rsplit("}", 1)[0]
+    for code in stroke_sketches():
+        body = code.split("function setup() {", 1)[1].rsplit("}", 1)[0]
         bodies.append(re.sub(r"createCanvas\([^)]*\);", "", body))
     return bodies
 
@@ -542,7 +546,7 @@ def todays_renderer(sketches: list[str], rounds: int) -> list[tuple[float, dict]
 
 
 def worlds_part(rounds: int) -> None:
-    sketches = [path.read_text() for path in sorted(LIGHT.glob("*.js")) if "wash" not in path.name]
+    sketches = stroke_sketches()
     print(f"\n6. a route: {len(sketches)} stroke sketches, each in a fresh realm of one kept "
           "document and canvas, one browser, one at a time, against today's renderer")
     print(f"   {'way':7} {'round':5} {'ms/r':>6}   CPU ms a render: {cpu_header()}")
