@@ -98,6 +98,11 @@ class RendererConfig:
     # before, kept so benchmarks can put the two side by side; pixels do not
     # depend on it.
     shared_pipeline_cache: bool = True
+    # Paint by construction (record.py): the sketch's page records its
+    # p5.brush 2.x calls as data and a page that runs no sketch code paints
+    # them. False is the renderer before it, where the sketch's own page
+    # painted and the paint ledger inferred who laid each pixel.
+    paint_by_replay: bool = False
     viewport_side: int = DEFAULT_VIEWPORT_SIDE
     library_dir: Path = field(default_factory=libraries.default_library_dir)
     # Chromium's own sandbox (os_sandbox.py): a root worker runs the browser

@@ -265,6 +265,14 @@
   state.paint = create(null);  // the paint ledger's account (see closeLedger)
   state.leanBlends = 0;  // shader sources given the lean blend (see leanBlend)
   let startedAt = 0;
+  // Recording (cfg.record): recorder.js stands where p5.brush would and
+  // keeps the sketch's brush calls as data; replay.js paints them in a page
+  // of its own. This page's canvas is then never read, so the sketch's
+  // WEBGL canvas is made as a 2D one (no WebGL context to create, nothing
+  // the sketch draws here reaches the picture) and what it asked for is kept.
+  let recorder = null;
+  let requestedWebGL = false;
+  const mainWebGL = () => (cfg.record ? requestedWebGL : mainCanvas !== null && mainIsWebGL);
   let capture = null;  // PNG data URL of the canvas, taken as the sketch finishes
   // The libraries' end-of-frame hooks, copied in run() before the sketch runs:
   // p5.brush lays strokes on its own mask and blends them onto the canvas only
@@ -321,106 +329,9 @@
     configurable: false,
   });
 
-  // Fill masks on the CPU, at the GPU's precision. p5.brush lays every
-  // watercolour fill on an OffscreenCanvas 2D mask: hundreds of translucent
-  // polygons and erasing circles. Accelerated, that canvas rasterises through
-  // SwiftShader: a hibiscus with seven fills drew in 24.8 s, against 1.7 s on
-  // a CPU canvas (2 cores, 2026-12-01). But a solid colour on a CPU canvas
-  // goes through Skia's legacy blitter, which quantises the colour to 8 bits
-  // and truncates each blend: a layer at alpha 0.0145 (3.7/255) adds 4 and
-  // then 3 per layer on the GPU and 4 for ever on the CPU, 0.002 adds 1 per
-  // layer on the GPU and nothing after the first on the CPU, so washes came
-  // out pale (0.96 levels off per channel). Painted with a one-colour
-  // gradient, the same fill takes Skia's float pipeline, which blends as the
-  // GPU does: measured here, identical alpha, layer after layer, for alphas
-  // from 0.002 to 0.3, source-over and destination-out. What stays different
-  // is edge coverage (the GPU canvas uses 4x MSAA, the CPU exact area).
-  // Doing this in the page (not a browser flag) gives the editor's preview in
-  // a curator's own Chrome, GPU or not, the picture the renderer makes.
-  const offscreenGetContext = OffscreenCanvas.prototype.getContext;
-  const weakGet = WeakMap.prototype.get;
-  const weakSet = WeakMap.prototype.set;
-  if (cfg.cpuFillMasks) defineProperty(OffscreenCanvas.prototype, "getContext", {
-    value: function (type, options, ...rest) {
-      const kind = String(type);
-      if (kind === "2d") options = { ...options, willReadFrequently: true };
-      return apply(offscreenGetContext, this, [kind, options, ...rest]);
-    },
-    writable: false,
-    configurable: false,
-  });
-  const context2D = OffscreenCanvasRenderingContext2D.prototype;
-  const createLinearGradient = context2D.createLinearGradient;
-  const addColorStop = CanvasGradient.prototype.addColorStop;
-  for (const prop of cfg.cpuFillMasks ? ["fillStyle", "strokeStyle"] : []) {
-    const native = Object.getOwnPropertyDescriptor(context2D, prop);
-    const shown = new WeakMap();  // context -> [the gradient set, the colour it stands for]
-    defineProperty(context2D, prop, {
-      get() {
-        const value = apply(native.get, this, []);
-        const entry = apply(weakGet, shown, [this]);
-        return entry && entry[0] === value ? entry[1] : value;
-      },
-      set(value) {
-        apply(native.set, this, [value]);
-        if (typeof value !== "string") return;
-        const parsed = apply(native.get, this, []);
-        if (typeof parsed !== "string") return;  // not a colour: ignored, as natively
-        // The stops take the colour as written: the serialised form rounds
-        // alpha to 8 bits, which is the error this avoids.
-        const gradient = apply(createLinearGradient, this, [0, 0, 1, 0]);
-        try {
-          apply(addColorStop, gradient, [0, value]);
-          apply(addColorStop, gradient, [1, value]);
-        } catch (e) { return; }
-        apply(native.set, this, [gradient]);
-        apply(weakSet, shown, [this, [gradient, parsed]]);
-      },
-      configurable: false,
-    });
-  }
-
-  // p5.brush's blend pass, the same maths in fewer instructions. Every stroke
-  // and fill ends in a pass of its spectral-mixing fragment shader over the
-  // dirty rectangle, and on SwiftShader that pass was most of the GPU time
-  // (a good painting at 400 px: about 470 ms of its 660). The shader squares
-  // with pow(x, 2.0), a general power function, up to 266 times a pixel, and
-  // recomputes two loop-invariant concentrations in each of its 38
-  // wavelength steps. Here x * x, and the two computed once: measured
-  // (2026-12-01, 6 good painter sketches, each draw timed) the pass took a
-  // third less time, and the pictures differed by at most 0.001 levels a
-  // channel, the rasteriser's own noise between two renders. pow() of the
-  // negative 1 - R (R reaches 1.0012 on white) is undefined in GLSL, where
-  // x * x is not, so a curator's GPU can only agree more. Only a source
-  // holding all three texts is changed, all or nothing, with natives
-  // captured here and no iterator a sketch could replace.
-  const BLEND_REWRITES = [
-    ["float KS(float R){return pow(1.0-R,2.0)/(2.0*R);}",
-     "float KS(float R){float q=1.0-R;return q*q/(2.0*R);}"],
-    ["float KM(float KS){return 1.0+KS-sqrt(pow(KS,2.0)+2.0*KS);}",
-     "float KM(float KS){return 1.0+KS-sqrt(KS*KS+2.0*KS);}"],
-    ["for(int i=0;i<SPECTRAL_SIZE;i++){float concentration1=pow(factor1,2.)*pow(tintingStrength1,2.)*luminance1;" +
-       "float concentration2=pow(factor2,2.)*pow(tintingStrength2,2.)*luminance2;" +
-       "float totalConcentration=concentration1+concentration2;",
-     "float concentration1=factor1*factor1*tintingStrength1*tintingStrength1*luminance1;" +
-       "float concentration2=factor2*factor2*tintingStrength2*tintingStrength2*luminance2;" +
-       "float totalConcentration=concentration1+concentration2;for(int i=0;i<SPECTRAL_SIZE;i++){"],
-  ];
-  const stringIndexOf = String.prototype.indexOf;
-  const stringSlice = String.prototype.slice;
-  const leanBlend = (source) => {
-    if (typeof source !== "string") return source;
-    let out = source;
-    for (let i = 0; i < BLEND_REWRITES.length; i += 1) {
-      const from = BLEND_REWRITES[i][0];
-      const at = apply(stringIndexOf, out, [from]);
-      if (at < 0) return source;
-      out = apply(stringSlice, out, [0, at]) + BLEND_REWRITES[i][1]
-        + apply(stringSlice, out, [at + from.length]);
-    }
-    state.leanBlends += 1;
-    return out;
-  };
+  // The fill masks on the CPU and the lean blend shader are paint_speed.js's,
+  // loaded before this script; it counts the shaders it made lean.
+  const speed = window.__paintrlSpeed;
   // Which programs are p5.brush's own, for the paint ledger: a shader whose
   // source is one of the library's GLSL literals (cfg.brushShaders, read from
   // its build by libraries.shader_sources) is the library's; a program is
@@ -446,11 +357,10 @@
     const shaderSource = proto.shaderSource;
     const linkProgram = proto.linkProgram;
     const getAttachedShaders = proto.getAttachedShaders;
-    const lean = cfg.leanBlend && proto === WebGL2RenderingContext.prototype;
     lock(proto, "shaderSource", function shaderSource_(shader, source) {
       const text = typeof source === "string" ? source : String(source);
       const mine = squeeze(text) in brushShaderTexts;
-      apply(shaderSource, this, [shader, lean ? leanBlend(text) : text]);
+      apply(shaderSource, this, [shader, text]);
       // Only once the browser took the source for this shader object.
       try { apply(mine ? weakSetAdd : weakSetDelete, brushShaders, [shader]); } catch (e) { /* not an object */ }
     });
@@ -513,7 +423,7 @@
       // cleared once composited, and a screenshot of a background tab waits
       // for a throttled frame (measured: up to 1 s).
       try {
-        capture = mainCanvas === null ? null : apply(toDataURL, mainCanvas, ["image/png"]);
+        capture = mainCanvas === null || cfg.record ? null : apply(toDataURL, mainCanvas, ["image/png"]);
       } catch (e) { capture = null; }
     }
     state.drawMs = now() - startedAt;
@@ -939,7 +849,7 @@
               mainIsWebGL = before[2];
               mainIsWebGL2 = before[3];
             }
-            state.webgl = mainCanvas !== null && mainIsWebGL;
+            state.webgl = mainWebGL();
           } else makingGraphics -= 1;
         }
       });
@@ -1119,9 +1029,17 @@
             const result = apply(original, this, [w, h, ...rest]);
             fitted(this);
             return result;
-          } finally { noteSize(this); }
+          } finally {
+            noteSize(this);
+            recordCanvas(this);
+          }
         }
         if (name !== "createCanvas") return apply(original, this, [w, h, ...rest]);
+        if (cfg.record) {
+          const mode = rest[0];
+          requestedWebGL = mode === "webgl" || mode === "webgl2";
+          if (requestedWebGL) rest[0] = "p2d";
+        }
         // A new canvas replaces the last: look for its context afresh.
         creatingCanvas += 1;
         mainCanvas = null;
@@ -1131,8 +1049,9 @@
           return result;
         } finally {
           creatingCanvas -= 1;
-          state.webgl = mainCanvas !== null && mainIsWebGL;
+          state.webgl = mainWebGL();
           noteSize(this);
+          recordCanvas(this);
         }
       });
     };
@@ -1144,7 +1063,9 @@
           if (value === undefined) return apply(native, this, [value, ...rest]);
           let d = Number(value);
           if (d > 0) d = fitDensity(Number(this.width) || 1, Number(this.height) || 1, d);
-          return apply(native, this, [d, ...rest]);
+          const result = apply(native, this, [d, ...rest]);
+          recordCanvas(this);
+          return result;
         },
         writable: false,
         configurable: false,
@@ -1154,14 +1075,22 @@
     guardSize("resizeCanvas");
     guardSize("createGraphics");
 
+    // The main canvas's size and density as the recording's replay must
+    // make it (the sketch's own instance only, once the pixel budget is met).
+    const recordCanvas = (p) => {
+      if (recorder === null || p !== instance || instance === null) return;
+      try { recorder.canvas(Number(p.width), Number(p.height), densityOf(p)); } catch (e) { /* tampered */ }
+    };
     const presetup = (p) => {
       instance = p;
       p.randomSeed(cfg.seed);
       p.noiseSeed(cfg.seed);
-      if (cfg.brushVersion === "1") apply(realBrush.instance, realBrush, [libraryHandle(p)]);
+      if (cfg.brushVersion === "1" && !cfg.record) apply(realBrush.instance, realBrush, [libraryHandle(p)]);
+      if (recorder !== null) recorder.start(p, cfg.seed);
     };
     const postsetup = (p) => {
-      state.webgl = mainCanvas !== null && mainIsWebGL;
+      if (recorder !== null) recorder.frameEnd();
+      state.webgl = mainWebGL();
       noteSize(p);
       state.hasDraw = typeof window.draw === "function";
       state.phase = "setup_done";
@@ -1173,6 +1102,7 @@
       }
     };
     const postdraw = (p) => {
+      if (recorder !== null) recorder.frameEnd();
       state.frames += 1;
       noteSize(p);
       if (!p._loop || state.frames >= cfg.maxFrames) {
@@ -1258,6 +1188,12 @@
     cfg.seed = seed;
     seedRandom(seed);
     seedClock(seed);
+    if (cfg.record) {
+      // Taken before any sketch code runs, and gone from the page.
+      recorder = window.__paintrlRecorder;
+      delete window.__paintrlRecorder;
+      recorder.wrapP5(window.p5);
+    }
     wrapBrush();
     // Before wrapP5() adds ours (whose postdraw may finish()); no sketch code
     // has run yet, so the list is the libraries' own.
@@ -1336,6 +1272,7 @@
   };
 
   const snapshot = () => {
+    state.leanBlends = speed ? speed.leanBlends() : 0;
     if (instance) {
       try { state.looping = !!instance._loop; } catch (e) { /* tampered */ }
     }
@@ -1360,7 +1297,11 @@
   };
 
   defineProperty(window, "__paintrl", {
-    value: Object.freeze({ run, snapshot, capture: () => capture, captureNow }),
+    value: Object.freeze({
+      run, snapshot, capture: () => capture, captureNow,
+      // The recording, once, as JSON (null where this page does not record).
+      record: () => (recorder === null ? null : recorder.take()),
+    }),
     writable: false,
     configurable: false,
   });

@@ -16,6 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 
 from ..brush_api import PLAIN_PRIMITIVES, paint_methods_for
+from . import record
 from .config import MAX_BUFFER_SIDE, MIN_PIXEL_DENSITY, RendererConfig
 from .libraries import (
     BRUSH_VERSIONS,
@@ -28,6 +29,8 @@ from .libraries import (
 
 # One page per p5.brush version, each loading its own pair of libraries.
 PAGE_PATH = "/sandbox"
+# The trusted page that paints recorded call lists (replay.js): p5.brush 2.x only.
+REPLAY_PATH = "/replay"
 # The seed Math.random starts from while the libraries load; run() re-seeds.
 BOOT_SEED = 1
 # 'report-sample' puts the start of a refused script (a javascript: URL) in the
@@ -64,16 +67,30 @@ def library_path(brush: str, name: str) -> str:
     return f"/lib/{name}" if brush == DEFAULT_BRUSH else f"/lib/{brush}/{name}"
 
 
+def records(config: RendererConfig, brush: str) -> bool:
+    """Whether the sandbox page of `brush` records its brush calls for the
+    replay page (paint by construction) instead of painting them itself."""
+    return config.paint_by_replay and brush == DEFAULT_BRUSH
+
+
+def inline_script(name: str, data: dict, nonce: str | None) -> str:
+    """One of this package's scripts inline, with `data` as its config."""
+    source = resources.files(__package__).joinpath(name).read_text()
+    nonce_attr = f' nonce="{html.escape(nonce)}"' if nonce else ""
+    return f'<script{nonce_attr} data-config="{html.escape(json.dumps(data))}">{source}</script>'
+
+
 def harness_script(config: RendererConfig, nonce: str | None = None,
-                   silence_console: bool = False, brush: str = DEFAULT_BRUSH) -> str:
+                   silence_console: bool = False, brush: str = DEFAULT_BRUSH,
+                   record_calls: bool = False) -> str:
     """The harness as an inline <script> carrying its configuration. It must
     come before p5 and p5.brush; the editor's live preview uses it too, so a
     sketch runs there as it does here. The renderer's page silences the
     sketch's console (nobody reads it there, and DevTools ships every line to
     the pool: an endless stream of large lines made its tab unclosable); the
     editor keeps it for debugging."""
-    harness = resources.files(__package__).joinpath("harness.js").read_text()
     harness_config = {
+        "record": record_calls,
         "bootSeed": BOOT_SEED,
         "seed": BOOT_SEED,
         "maxFrames": config.max_frames,
@@ -86,24 +103,46 @@ def harness_script(config: RendererConfig, nonce: str | None = None,
         "plainPrimitives": list(PLAIN_PRIMITIVES),
         "nonce": nonce,
         "silenceConsole": silence_console,
-        "cpuFillMasks": config.cpu_fill_masks,
-        "leanBlend": config.lean_blend,
         "brushShaders": list(shader_sources(load_brush(config.library_dir, brush))),
     }
-    nonce_attr = f' nonce="{html.escape(nonce)}"' if nonce else ""
-    return (f'<script{nonce_attr} data-config="{html.escape(json.dumps(harness_config))}">'
-            f"{harness}</script>")
+    return speed_script(config, nonce) + inline_script("harness.js", harness_config, nonce)
+
+
+def speed_script(config: RendererConfig, nonce: str | None) -> str:
+    """paint_speed.js: before the harness and the libraries in every page
+    that paints with p5.brush."""
+    return inline_script("paint_speed.js", {"cpuFillMasks": config.cpu_fill_masks,
+                                            "leanBlend": config.lean_blend}, nonce)
 
 
 def build_page(config: RendererConfig, nonce: str, brush: str = DEFAULT_BRUSH) -> bytes:
     companions = "".join(f'<script src="{library_path(brush, library.name)}"></script>\n'
                          for library in load_companions(config.library_dir, brush))
+    # Recording, the recorder stands where p5.brush would: the library is
+    # never loaded where sketch code runs.
+    brush_script = (inline_script("recorder.js", record.page_vocabulary(), nonce)
+                    if records(config, brush)
+                    else f'<script src="{library_path(brush, "p5.brush.js")}"></script>')
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>paintrl sandbox</title>
 <style>html,body{{margin:0;padding:0;background:#fff;overflow:hidden}}canvas{{display:block}}</style>
-{harness_script(config, nonce, silence_console=True, brush=brush)}
+{harness_script(config, nonce, silence_console=True, brush=brush,
+                record_calls=records(config, brush))}
 <script src="{library_path(brush, 'p5.js')}"></script>
-{companions}<script src="{library_path(brush, 'p5.brush.js')}"></script>
+{companions}{brush_script}
+</head><body></body></html>""".encode()
+
+
+def build_replay_page(config: RendererConfig, nonce: str) -> bytes:
+    """The page that paints recorded lists: the libraries and the replayer,
+    no harness and no sketch code (replay.js)."""
+    return f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>paintrl replay</title>
+<style>html,body{{margin:0;padding:0;background:#fff;overflow:hidden}}canvas{{display:block}}</style>
+{speed_script(config, nonce)}
+<script src="{library_path(DEFAULT_BRUSH, 'p5.js')}"></script>
+<script src="{library_path(DEFAULT_BRUSH, 'p5.brush.js')}"></script>
+{inline_script("replay.js", record.page_vocabulary(), nonce)}
 </head><body></body></html>""".encode()
 
 
@@ -143,6 +182,8 @@ class PageServer:
             routes[library_path(version, "p5.js")] = (p5.source, "text/javascript", cache)
             routes[library_path(version, "p5.brush.js")] = (brush.source, "text/javascript", cache)
         self.library_versions = self.libraries[DEFAULT_BRUSH]
+        routes[REPLAY_PATH] = (build_replay_page(config, nonce),
+                               "text/html; charset=utf-8", "no-store")
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
@@ -173,6 +214,10 @@ class PageServer:
 
     def page_url_for(self, brush: str) -> str:
         return self.origin + page_path(brush)
+
+    @property
+    def replay_url(self) -> str:
+        return self.origin + REPLAY_PATH
 
     def close(self) -> None:
         self._server.shutdown()

@@ -105,8 +105,11 @@ def render_bound_s(config: RendererConfig) -> float:
     for as long again. Far above what renders take (a few seconds, the
     deadline for runaway code): only a stuck render gets near it."""
     tries = ATTEMPTS + NOT_READY_TRIES
-    wait = config.deadline_s + BROWSER_WAIT_MARGIN_S
-    return (START_TIMEOUT_S + tries * (wait + config.deadline_s + STOP_GRACE_S)
+    # Painting by construction, a render is the sketch's run and then the
+    # replay of its list, each within the deadline.
+    render = config.deadline_s * (2 if config.paint_by_replay else 1)
+    wait = render + BROWSER_WAIT_MARGIN_S
+    return (START_TIMEOUT_S + tries * (wait + render + STOP_GRACE_S)
             + ATTEMPTS * (wait + STOP_GRACE_S))
 
 

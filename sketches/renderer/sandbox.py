@@ -21,11 +21,11 @@ import time
 from playwright.async_api import Browser, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
 
-from . import os_sandbox
+from . import os_sandbox, record
 from .config import SANDBOX_JS_MAX_OPT, RendererConfig
 from .libraries import DEFAULT_BRUSH
 from .page_run import PageRun
-from .page_server import PageServer
+from .page_server import PageServer, records
 from .paint import flatten_on_white
 
 log = logging.getLogger(__name__)
@@ -217,6 +217,8 @@ class BrowserSandbox:
         self._browser: Browser | None = None
         self._context = None
         self._tabs: list[_Tab] = []
+        # The page that paints recorded lists (paint by construction).
+        self._replay_page: Page | None = None
 
     @property
     def alive(self) -> bool:
@@ -274,6 +276,7 @@ class BrowserSandbox:
 
     async def kill(self) -> None:
         browser, self._browser, self._context = self._browser, None, None
+        self._replay_page = None
         for tab in self._tabs:
             if tab.loading is not None:
                 tab.loading.cancel()
@@ -296,6 +299,7 @@ class BrowserSandbox:
         tab.renders += 1
         started = time.monotonic()
         ran_at = None
+        recording = None
         snapshot: dict = {}
         png = None
         timed_out = stopped = False
@@ -313,7 +317,10 @@ class BrowserSandbox:
                 snapshot = await self._run(page, watch, code, seed)
                 finished_at = time.monotonic()
                 if snapshot.get("width", 0) > 0 and not (watch.crashed or watch.left_page):
-                    png = await self._capture(page, snapshot)
+                    if records(self._config, brush):
+                        recording = await page.evaluate("__paintrl.record()")
+                    else:
+                        png = await self._capture(page, snapshot)
                 snapshot = await self._settle(page, watch, snapshot, finished_at)
         except TimeoutError:
             timed_out = True
@@ -332,6 +339,8 @@ class BrowserSandbox:
                                          sketch_ran=ran_at is not None) from exc
             if not (watch.crashed or watch.left_page):
                 watch.errors.append(f"renderer: {str(exc).splitlines()[0]}")
+        if recording is not None and not (timed_out or watch.crashed or watch.left_page):
+            png = await self._paint(recording, seed, watch)
         if timed_out or watch.left_page:
             # The document may be stuck in a loop, or is not ours any more.
             # The pool closes it while recycling this browser (prepare()), so
@@ -348,6 +357,43 @@ class BrowserSandbox:
             crashed=watch.crashed,
             elapsed_ms=round((time.monotonic() - started) * 1000),
         )
+
+    async def _paint(self, raw: str, seed: int, watch: _TabWatch) -> bytes | None:
+        """The recorded list painted in the replay page (paint by
+        construction): checked first (record.check), then painted by the real
+        library in a fresh document that runs no sketch code. A list that is
+        refused, or whose painting overruns the deadline, gets its violation
+        in `watch.observed` (seen from outside the sketch's page) and no
+        picture; a browser whose painting overran is replaced, never waited on."""
+        try:
+            recording = record.check(raw, self._config.max_canvas_side)
+        except record.RecordRefused as refused:
+            watch.observed.setdefault(refused.violation, refused.detail[:300])
+            return None
+        if not recording.width:
+            return None
+        if self._replay_page is None or self._replay_page.is_closed():
+            self._replay_page = await self._context.new_page()
+        page = self._replay_page
+        try:
+            async with asyncio.timeout(self._config.deadline_s):
+                await page.goto(self._server.replay_url, wait_until="load")
+                data_url = await page.evaluate("([list, seed]) => __replay.paint(list, seed)",
+                                               [recording.json(), seed])
+        except TimeoutError:
+            watch.observed.setdefault(
+                record.OVER_BUDGET, f"painting the {recording.calls} recorded calls did not "
+                f"finish within the {self._config.deadline_s:g} s deadline")
+            log.warning("browser %s: a replay overran its deadline; relaunching", self.name)
+            await self.kill()
+            return None
+        except PlaywrightError as exc:
+            if not self.alive:
+                raise BrowserUnavailable(f"browser {self.name} failed while painting: {exc}",
+                                         sketch_ran=True) from exc
+            watch.errors.append(f"replay: {str(exc).splitlines()[0][:300]}")
+            return None
+        return self._decode(data_url)
 
     async def _run(self, page: Page, watch: _TabWatch, code: str, seed: int) -> dict:
         await page.evaluate("([code, seed]) => __paintrl.run(code, seed)", [code, seed])

@@ -1,0 +1,128 @@
+// How p5.brush 2.x paints fast on a software GPU, without changing its
+// picture: watercolour fill masks on CPU canvases at the GPU's blend
+// precision, and the library's blend shader with the same maths in fewer
+// instructions. Loaded before anything else in every page that runs the
+// library: the sandbox's page, the editor's preview and the replay page
+// (paint by construction), so all three paint the same picture.
+(() => {
+  "use strict";
+  const cfg = JSON.parse(document.currentScript.dataset.config);
+  const apply = Reflect.apply;
+  const defineProperty = Object.defineProperty;
+  let leanBlends = 0;  // shader sources given the lean blend
+
+  // Fill masks on the CPU, at the GPU's precision. p5.brush lays every
+  // watercolour fill on an OffscreenCanvas 2D mask: hundreds of translucent
+  // polygons and erasing circles. Accelerated, that canvas rasterises through
+  // SwiftShader: a hibiscus with seven fills drew in 24.8 s, against 1.7 s on
+  // a CPU canvas (2 cores, 2026-12-01). But a solid colour on a CPU canvas
+  // goes through Skia's legacy blitter, which quantises the colour to 8 bits
+  // and truncates each blend: a layer at alpha 0.0145 (3.7/255) adds 4 and
+  // then 3 per layer on the GPU and 4 for ever on the CPU, 0.002 adds 1 per
+  // layer on the GPU and nothing after the first on the CPU, so washes came
+  // out pale (0.96 levels off per channel). Painted with a one-colour
+  // gradient, the same fill takes Skia's float pipeline, which blends as the
+  // GPU does: measured here, identical alpha, layer after layer, for alphas
+  // from 0.002 to 0.3, source-over and destination-out. What stays different
+  // is edge coverage (the GPU canvas uses 4x MSAA, the CPU exact area).
+  // Doing this in the page (not a browser flag) gives the editor's preview in
+  // a curator's own Chrome, GPU or not, the picture the renderer makes.
+  const offscreenGetContext = OffscreenCanvas.prototype.getContext;
+  const weakGet = WeakMap.prototype.get;
+  const weakSet = WeakMap.prototype.set;
+  if (cfg.cpuFillMasks) defineProperty(OffscreenCanvas.prototype, "getContext", {
+    value: function (type, options, ...rest) {
+      const kind = String(type);
+      if (kind === "2d") options = { ...options, willReadFrequently: true };
+      return apply(offscreenGetContext, this, [kind, options, ...rest]);
+    },
+    writable: false,
+    configurable: false,
+  });
+  const context2D = OffscreenCanvasRenderingContext2D.prototype;
+  const createLinearGradient = context2D.createLinearGradient;
+  const addColorStop = CanvasGradient.prototype.addColorStop;
+  for (const prop of cfg.cpuFillMasks ? ["fillStyle", "strokeStyle"] : []) {
+    const native = Object.getOwnPropertyDescriptor(context2D, prop);
+    const shown = new WeakMap();  // context -> [the gradient set, the colour it stands for]
+    defineProperty(context2D, prop, {
+      get() {
+        const value = apply(native.get, this, []);
+        const entry = apply(weakGet, shown, [this]);
+        return entry && entry[0] === value ? entry[1] : value;
+      },
+      set(value) {
+        apply(native.set, this, [value]);
+        if (typeof value !== "string") return;
+        const parsed = apply(native.get, this, []);
+        if (typeof parsed !== "string") return;  // not a colour: ignored, as natively
+        // The stops take the colour as written: the serialised form rounds
+        // alpha to 8 bits, which is the error this avoids.
+        const gradient = apply(createLinearGradient, this, [0, 0, 1, 0]);
+        try {
+          apply(addColorStop, gradient, [0, value]);
+          apply(addColorStop, gradient, [1, value]);
+        } catch (e) { return; }
+        apply(native.set, this, [gradient]);
+        apply(weakSet, shown, [this, [gradient, parsed]]);
+      },
+      configurable: false,
+    });
+  }
+
+  // p5.brush's blend pass, the same maths in fewer instructions. Every stroke
+  // and fill ends in a pass of its spectral-mixing fragment shader over the
+  // dirty rectangle, and on SwiftShader that pass was most of the GPU time
+  // (a good painting at 400 px: about 470 ms of its 660). The shader squares
+  // with pow(x, 2.0), a general power function, up to 266 times a pixel, and
+  // recomputes two loop-invariant concentrations in each of its 38
+  // wavelength steps. Here x * x, and the two computed once: measured
+  // (2026-12-01, 6 good painter sketches, each draw timed) the pass took a
+  // third less time, and the pictures differed by at most 0.001 levels a
+  // channel, the rasteriser's own noise between two renders. pow() of the
+  // negative 1 - R (R reaches 1.0012 on white) is undefined in GLSL, where
+  // x * x is not, so a curator's GPU can only agree more. Only a source
+  // holding all three texts is changed, all or nothing, with natives
+  // captured here and no iterator a sketch could replace.
+  const BLEND_REWRITES = [
+    ["float KS(float R){return pow(1.0-R,2.0)/(2.0*R);}",
+     "float KS(float R){float q=1.0-R;return q*q/(2.0*R);}"],
+    ["float KM(float KS){return 1.0+KS-sqrt(pow(KS,2.0)+2.0*KS);}",
+     "float KM(float KS){return 1.0+KS-sqrt(KS*KS+2.0*KS);}"],
+    ["for(int i=0;i<SPECTRAL_SIZE;i++){float concentration1=pow(factor1,2.)*pow(tintingStrength1,2.)*luminance1;" +
+       "float concentration2=pow(factor2,2.)*pow(tintingStrength2,2.)*luminance2;" +
+       "float totalConcentration=concentration1+concentration2;",
+     "float concentration1=factor1*factor1*tintingStrength1*tintingStrength1*luminance1;" +
+       "float concentration2=factor2*factor2*tintingStrength2*tintingStrength2*luminance2;" +
+       "float totalConcentration=concentration1+concentration2;for(int i=0;i<SPECTRAL_SIZE;i++){"],
+  ];
+  const stringIndexOf = String.prototype.indexOf;
+  const stringSlice = String.prototype.slice;
+  const leanBlend = (source) => {
+    if (typeof source !== "string") return source;
+    let out = source;
+    for (let i = 0; i < BLEND_REWRITES.length; i += 1) {
+      const from = BLEND_REWRITES[i][0];
+      const at = apply(stringIndexOf, out, [from]);
+      if (at < 0) return source;
+      out = apply(stringSlice, out, [0, at]) + BLEND_REWRITES[i][1]
+        + apply(stringSlice, out, [at + from.length]);
+    }
+    leanBlends += 1;
+    return out;
+  };
+  const shaderSource = WebGL2RenderingContext.prototype.shaderSource;
+  if (cfg.leanBlend) defineProperty(WebGL2RenderingContext.prototype, "shaderSource", {
+    value: function shaderSource_(shader, source) {
+      return apply(shaderSource, this, [shader, leanBlend(source)]);
+    },
+    writable: false,
+    // The sandbox's harness wraps it again (its paint ledger) and locks it.
+    configurable: true,
+  });
+  defineProperty(window, "__paintrlSpeed", {
+    value: Object.freeze({ leanBlends: () => leanBlends }),
+    writable: false,
+    configurable: false,
+  });
+})();

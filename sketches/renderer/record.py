@@ -1,0 +1,210 @@
+"""Paint by construction: what a recorded call list may hold, and whether a
+list may be painted.
+
+The page that runs a sketch records its p5.brush calls as data
+(recorder.js); a page that runs no sketch code paints them with the real
+library (replay.js). Between the two, this module reads the list as a
+hostile document: every call must be a name from the version's vocabulary
+with plain arguments, and the painting it asks for must fit a budget,
+estimated before anything is drawn. A list that fails is not painted; its
+violation names the figure.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+from ..brush_api import BRUSH_METHODS
+
+# The vocabulary of a p5.brush 2.2 list, beside the library's own methods
+# (brush_api.BRUSH_METHODS): the p5 state the library reads, recorded as the
+# sketch set it, and the objects a sketch makes (a test renders them in real
+# Chromium against the installed library, so they cannot drift).
+STATE_CALLS = ("push", "pop", "translate", "rotate", "scale", "shearX", "shearY",
+               "applyMatrix", "resetMatrix", "angleMode", "randomSeed", "noiseSeed")
+PAPER_CALLS = ("background", "clear")
+POLYGON_METHODS = ("show", "draw", "fill", "wash", "hatch", "mass")
+PLOT_METHODS = ("addSegment", "endPlot", "rotate", "show", "draw", "fill", "wash", "hatch", "mass")
+# p5.brush 2.2's own brushes (brush.box()) and flow fields (brush.listFields()).
+BRUSH_NAMES = ("pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal",
+               "spray", "marker")
+FIELD_NAMES = ("hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns")
+# Recorded by the recorder itself, never by name from the sketch.
+RECORDER_CALLS = ("canvas", "Polygon", "Plot", "fieldData")
+# Handled by the recorder, which answers them from its own data.
+ANSWERED_HERE = frozenset({"box", "listFields", "wRand", "load", "instance", "Polygon", "Plot",
+                           "Position"})
+RECORDED_BRUSH_CALLS = tuple(sorted(BRUSH_METHODS - ANSWERED_HERE))
+
+# Bounds on the list (recorder.js stops recording past them and says why).
+# A painting of the painter's heaviest tier is a few thousand calls.
+MAX_CALLS = 50_000
+# Numbers and strings in all: a custom field is 200 x 200 of them.
+MAX_VALUES = 2_000_000
+# Shapes a custom tip may draw on its 100 x 100 surface.
+MAX_TIP_SHAPES = 200
+
+# The budget for the painting itself, checked before it is drawn.
+# Brush weight and spacing bound a stroke's stamps: a custom brush of huge
+# weight and tiny spacing queued minutes of software-GPU work (issue 43).
+MAX_WEIGHT = 200.0
+MIN_SPACING = 0.05
+MAX_SCALE_BRUSHES = 20.0
+# Coordinates farther than this many canvas sides from it paint nothing
+# visible and only cost time.
+MAX_REACH = 10.0
+# A list's estimated stamps: stroke length over spacing, times the weight
+# scale; fills count their area in canvas areas. Past these it is refused.
+MAX_FILL_AREAS = 400.0
+
+OVER_BUDGET = "paint_over_budget"
+BAD_RECORD = "bad_record"
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A checked list: its frames, and the size of the canvas it paints on."""
+
+    frames: list
+    width: float
+    height: float
+    density: float
+    calls: int
+
+    def json(self) -> str:
+        return json.dumps({"frames": self.frames}, separators=(",", ":"))
+
+
+def page_vocabulary() -> dict:
+    """What recorder.js and replay.js are told of the vocabulary."""
+    return {
+        "stateCalls": list(STATE_CALLS),
+        "methods": list(RECORDED_BRUSH_CALLS),
+        "polygonMethods": list(POLYGON_METHODS),
+        "plotMethods": list(PLOT_METHODS),
+        "brushNames": list(BRUSH_NAMES),
+        "fieldNames": list(FIELD_NAMES),
+        "maxCalls": MAX_CALLS,
+        "maxValues": MAX_VALUES,
+        "maxTipShapes": MAX_TIP_SHAPES,
+    }
+
+
+class RecordRefused(Exception):
+    def __init__(self, violation: str, detail: str) -> None:
+        super().__init__(detail)
+        self.violation = violation
+        self.detail = detail
+
+
+def _number(value, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise RecordRefused(BAD_RECORD, f"{what}: {value!r} is not a number")
+    return float(value)
+
+
+def _object_call(name: str, allowed: tuple[str, ...], handles: set, args: list) -> None:
+    kind, method = name.split(".", 1)
+    if method not in allowed:
+        raise RecordRefused(BAD_RECORD, f"{kind}.{method} is not a {kind} method")
+    if not args or args[0] not in handles:
+        raise RecordRefused(BAD_RECORD, f"{name} on a {kind} that was never made")
+
+
+def check(raw: str, max_canvas_side: int) -> Recording:
+    """The list in `raw` (recorder.js's JSON) if it may be painted; else
+    RecordRefused naming the violation and the figure."""
+    try:
+        data = json.loads(raw)
+        frames = data["frames"]
+    except (TypeError, ValueError, KeyError) as exc:
+        raise RecordRefused(BAD_RECORD, f"the recording could not be read ({exc})") from exc
+    if data.get("overflow"):
+        raise RecordRefused(OVER_BUDGET, f"recording stopped: {data['overflow']}")
+    if not isinstance(frames, list) or not all(isinstance(f, list) for f in frames):
+        raise RecordRefused(BAD_RECORD, "frames is not a list of lists")
+    brush_calls = set(RECORDED_BRUSH_CALLS)
+    state_calls = set(STATE_CALLS) | set(PAPER_CALLS)
+    polygons: set = set()
+    plots: set = set()
+    width = height = density = 0.0
+    calls = 0
+    fill_area = 0.0
+    for frame in frames:
+        for call in frame:
+            if not isinstance(call, list) or not call or not isinstance(call[0], str):
+                raise RecordRefused(BAD_RECORD, f"not a call: {str(call)[:80]}")
+            name, args = call[0], call[1:]
+            calls += 1
+            if name == "canvas":
+                width, height, density = (_number(a, "canvas") for a in args[:3])
+                if max(width, height) * density > 4 * max_canvas_side:
+                    raise RecordRefused(OVER_BUDGET, f"canvas {width:g}x{height:g} at "
+                                                     f"density {density:g}")
+            elif name == "Polygon":
+                polygons.add(args[0])
+            elif name == "Plot":
+                plots.add(args[0])
+            elif name.startswith("Polygon."):
+                _object_call(name, POLYGON_METHODS, polygons, args)
+            elif name.startswith("Plot."):
+                _object_call(name, PLOT_METHODS, plots, args)
+            elif name in ("fieldData", "addField"):
+                pass
+            elif name in brush_calls or name in state_calls:
+                pass
+            else:
+                raise RecordRefused(BAD_RECORD, f"{name} is not in the p5.brush 2.x vocabulary")
+            _bound(name, args, width, height)
+            if name in ("rect", "circle") and width and height:
+                fill_area += _shape_area(name, args) / (width * height)
+    if fill_area > MAX_FILL_AREAS:
+        raise RecordRefused(OVER_BUDGET, f"shapes covering {fill_area:.0f} canvas areas "
+                                         f"(at most {MAX_FILL_AREAS:g})")
+    return Recording(frames=frames, width=width, height=height, density=density, calls=calls)
+
+
+def _shape_area(name: str, args: list) -> float:
+    try:
+        if name == "rect":
+            return abs(float(args[2]) * float(args[3]))
+        return math.pi * float(args[2]) ** 2
+    except (IndexError, TypeError, ValueError):
+        return 0.0
+
+
+def _bound(name: str, args: list, width: float, height: float) -> None:
+    """Per-call bounds: a brush's weight and spacing, a brush scale, and
+    coordinates within reach of the canvas."""
+    if name == "strokeWeight" and args:
+        weight = _number(args[0], "strokeWeight")
+        if abs(weight) > MAX_WEIGHT:
+            raise RecordRefused(OVER_BUDGET, f"strokeWeight {weight:g} (at most {MAX_WEIGHT:g})")
+    elif name == "set" and len(args) > 2 and args[2] is not None:
+        weight = _number(args[2], "set weight")
+        if abs(weight) > MAX_WEIGHT:
+            raise RecordRefused(OVER_BUDGET, f"brush weight {weight:g} (at most {MAX_WEIGHT:g})")
+    elif name == "scaleBrushes" and args:
+        factor = _number(args[0], "scaleBrushes")
+        if abs(factor) > MAX_SCALE_BRUSHES:
+            raise RecordRefused(OVER_BUDGET, f"scaleBrushes({factor:g}) "
+                                             f"(at most {MAX_SCALE_BRUSHES:g})")
+    elif name == "add" and len(args) > 1 and isinstance(args[1], dict):
+        params = args[1]
+        if params.get("type") == "image":
+            raise RecordRefused("embedded_image", "a brush whose tip is an image")
+        weight = params.get("weight")
+        if weight is not None and abs(_number(weight, "brush weight")) > MAX_WEIGHT:
+            raise RecordRefused(OVER_BUDGET, f"brush weight {weight:g} (at most {MAX_WEIGHT:g})")
+        spacing = params.get("spacing")
+        if spacing is not None and _number(spacing, "brush spacing") < MIN_SPACING:
+            raise RecordRefused(OVER_BUDGET, f"brush spacing {spacing:g} "
+                                             f"(at least {MIN_SPACING:g})")
+    elif name in ("line", "rect", "circle", "arc", "flowLine", "vertex") and width and height:
+        reach = MAX_REACH * max(width, height)
+        for value in args[:4]:
+            if isinstance(value, int | float) and not isinstance(value, bool) \
+                    and abs(value) > reach:
+                raise RecordRefused(OVER_BUDGET, f"{name} at {value:g}, more than "
+                                                 f"{MAX_REACH:g} canvas sides away")

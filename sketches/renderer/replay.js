@@ -1,0 +1,114 @@
+// The painting half of paint by construction: a trusted page that holds p5,
+// p5.brush and this file, and paints a recorded call list (recorder.js) with
+// the real library. No sketch code ever runs here: every call is a name
+// from a fixed vocabulary (record.py checks the list before it comes) and
+// plain data, so this page's canvas is the picture.
+(() => {
+  "use strict";
+  const cfg = JSON.parse(document.currentScript.dataset.config);
+  const stateCalls = new Set(cfg.stateCalls);
+  const brushCalls = new Set(cfg.methods);
+  const polygonMethods = new Set(cfg.polygonMethods);
+  const plotMethods = new Set(cfg.plotMethods);
+
+  // {$color: [r, g, b, a]} -> a p5.Color (RGBA 0-255, this page's colorMode);
+  // {$shapes: [...]} -> a custom tip that draws those shapes; {$curve: [...]}
+  // -> a pressure curve through those samples; lists and objects within.
+  const decode = (p, v) => {
+    if (v === null || typeof v !== "object") return v;
+    if (Array.isArray(v)) return v.map((x) => decode(p, x));
+    if ("$color" in v) return p.color(...v.$color);
+    if ("$shapes" in v) {
+      const shapes = v.$shapes;
+      return (g) => {
+        for (const [name, ...args] of shapes) g[name](...args.map((a) => decode(p, a)));
+      };
+    }
+    if ("$curve" in v) {
+      const samples = v.$curve;
+      const last = samples.length - 1;
+      return (t) => {
+        const at = Math.max(0, Math.min(last, t * last));
+        const i = Math.min(last - 1, Math.floor(at));
+        const f = at - i;
+        return (samples[i] ?? 0) * (1 - f) + (samples[i + 1] ?? 0) * f;
+      };
+    }
+    const out = {};
+    for (const key of Object.keys(v)) out[key] = decode(p, v[key]);
+    return out;
+  };
+
+  const paintCall = (p, objects, fields, call) => {
+    const [name, ...args] = call;
+    if (name === "canvas") {
+      const [w, h, density] = args;
+      if (!p._paintrlCanvas) {
+        p.createCanvas(w, h, p.WEBGL);
+        p._paintrlCanvas = true;
+      } else {
+        p.resizeCanvas(w, h);
+      }
+      p.pixelDensity(density);
+      return;
+    }
+    if (!p._paintrlCanvas) return;  // nothing paints before the canvas is made
+    if (stateCalls.has(name)) { p[name](...args); return; }
+    if (name === "background") { if (args[0]) p.background(decode(p, args[0])); return; }
+    if (name === "clear") { p.clear(); return; }
+    if (name === "Polygon") {
+      const [id, pairs, raw] = args;
+      objects.set(id, raw ? new brush.Polygon(pairs.map(([x, y]) => ({ x, y })), true)
+                          : new brush.Polygon(pairs));
+      return;
+    }
+    if (name === "Plot") { objects.set(args[0], new brush.Plot(args[1])); return; }
+    const dot = name.indexOf(".");
+    if (dot > 0) {
+      const kind = name.slice(0, dot);
+      const method = name.slice(dot + 1);
+      const allowed = kind === "Polygon" ? polygonMethods : plotMethods;
+      const target = objects.get(args[0]);
+      if (!target || !allowed.has(method)) throw new Error(`replay: unknown call ${name}`);
+      target[method](...args.slice(1).map((a) => decode(p, a)));
+      return;
+    }
+    if (name === "addField") { fields.set(args[0], args[1]); return; }
+    if (name === "fieldData") {
+      const [field, grid] = args;
+      const columns = grid.map((column) => Float32Array.from(column));
+      brush.addField(field, () => columns, fields.get(field) || undefined);
+      return;
+    }
+    if (!brushCalls.has(name)) throw new Error(`replay: unknown call ${name}`);
+    brush[name](...args.map((a) => decode(p, a)));
+  };
+
+  // Paints the list on a fresh p5 instance and answers the canvas as a PNG
+  // data URL (null when no canvas was made). Frames end as p5 ends them:
+  // p5.brush's end-of-frame hooks blend what the frame laid down.
+  const paint = (json, seed) => new Promise((resolve, reject) => {
+    const record = JSON.parse(json);
+    const hooks = window.p5.lifecycleHooks;
+    const run = (p, name) => { for (const hook of hooks[name] || []) hook.call(p); };
+    new window.p5((p) => {
+      p.setup = () => {
+        try {
+          p.randomSeed(seed);
+          p.noiseSeed(seed);
+          const objects = new Map();
+          const fields = new Map();
+          record.frames.forEach((frame, k) => {
+            if (k > 0) run(p, "predraw");
+            for (const call of frame) paintCall(p, objects, fields, call);
+            run(p, "postdraw");
+          });
+          resolve(p._paintrlCanvas ? p.canvas.toDataURL("image/png") : null);
+        } catch (e) {
+          reject(e);
+        }
+      };
+    });
+  });
+  Object.defineProperty(window, "__replay", { value: Object.freeze({ paint }) });
+})();
