@@ -81,6 +81,12 @@ SYNTAX_ERROR_TEXT = re.compile(r"\bSyntaxError\b")
 # (tests/test_renderer.py, TestHonestRoutes) pass.
 PLAIN_PAINT_SHARE = 0.25
 PLAIN_PAINT_COVER = 0.02
+# Painting by construction (renderer/record.py), plain drawing never reaches
+# the picture, and the page's calls say what the sketch drew: a render is
+# plain_painting when plain p5 drawing calls are more than PLAIN_CALL_SHARE
+# of its drawing calls (plain and p5.brush painting together), so a painting
+# with a few guide lines passes and shapes beside a token stroke do not.
+PLAIN_CALL_SHARE = 0.25
 
 
 def static_violations(code: str, brush: str = "2") -> dict[str, str]:
@@ -140,7 +146,16 @@ def runtime_violations(run: PageRun, paint_fraction: float | None,
         if plain:
             found[PLAIN_PRIMITIVES_ONLY] = ", ".join(sorted(plain))
         found[NO_BRUSH_PAINTING] = "no p5.brush painting call ran"
-    if snap.get("phase") == "done" and snap.get("brushPaintCalls"):
+    if snap.get("phase") == "done" and snap.get("brushPaintCalls") and snap.get("recorded"):
+        plain = sum(int(n) for n in (snap.get("plainCalls") or {}).values())
+        share = plain / (plain + int(snap["brushPaintCalls"]))
+        if share > PLAIN_CALL_SHARE:
+            found[PLAIN_PAINTING] = (
+                f"plain p5 drawing calls ({', '.join(sorted(snap['plainCalls']))}) were "
+                f"{share:.0%} of the drawing calls; only p5.brush's paint is painted "
+                f"(allowed: background() and a few guide lines, at most "
+                f"{PLAIN_CALL_SHARE:.0%} of the calls)")
+    elif snap.get("phase") == "done" and snap.get("brushPaintCalls"):
         share, cover = plain_paint(snap)
         if share > PLAIN_PAINT_SHARE and cover > PLAIN_PAINT_COVER:
             found[PLAIN_PAINTING] = (

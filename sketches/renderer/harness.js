@@ -245,7 +245,8 @@
   windowWork();
 
   const state = create(null);
-  state.phase = "loaded";        // loaded -> running -> setup_done -> done
+  state.phase = "loaded";
+  state.recorded = cfg.record;   // the picture is painted from the recorded calls        // loaded -> running -> setup_done -> done
   state.brushVersion = cfg.brushVersion;  // the p5.brush this page loaded
   state.frames = 0;
   state.looping = true;
@@ -455,7 +456,8 @@
   // context of its own (checked against its source, p5.brush 2.2.2). On the
   // main canvas it draws only with its own programs (its blend pass).
   const running = () => state.phase !== "loaded";
-  const outsideBrush = () => running() && brushDepth === 0;
+  // Recording, p5.brush never draws in this page: whatever draws is the sketch.
+  const outsideBrush = () => running() && (cfg.record || brushDepth === 0);
   const getterOf = (proto, prop) => Object.getOwnPropertyDescriptor(proto, prop).get;
   // Brand checks through the browser's own getters: instanceof consults
   // Symbol.hasInstance, which a sketch can redefine (see fake_webgl_check.js).
@@ -974,7 +976,7 @@
       const original = proto[name];
       if (typeof original !== "function") continue;
       lock(name, function (...args) {
-        if (brushDepth === 0) {
+        if (cfg.record || brushDepth === 0) {
           state.plainCalls[name] = (state.plainCalls[name] || 0) + 1;
           if (name === "text") violate("text_on_canvas", "text()");
         }

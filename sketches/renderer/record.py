@@ -52,8 +52,9 @@ MAX_WEIGHT = 200.0
 MIN_SPACING = 0.05
 MAX_SCALE_BRUSHES = 20.0
 # Coordinates farther than this many canvas sides from it paint nothing
-# visible and only cost time.
-MAX_REACH = 10.0
+# visible and only cost time (a stroke off the canvas is an honest, if blank,
+# painting: the bound is for absurd values).
+MAX_REACH = 100.0
 # A list's estimated stamps: stroke length over spacing, times the weight
 # scale; fills count their area in canvas areas. Past these it is refused.
 MAX_FILL_AREAS = 400.0

@@ -29,7 +29,7 @@
   const PI = Math.PI;
   const stringSlice = String.prototype.slice;
   const arrayPush = Array.prototype.push;
-  const getPrototypeOf = Object.getPrototypeOf;
+  const objectValueOf = Object.prototype.valueOf;
 
   // Bounds on what one value may hold: a list is data to store and replay,
   // and a sketch must not make it huge by passing a huge argument.
@@ -89,6 +89,14 @@
     if (type === "function" || type === "symbol" || type === "bigint") return null;
     if (level >= MAX_DEPTH) return null;
     if (isColor(v)) return colorData([v]);
+    // An object standing for a number or a string (its own valueOf), as the
+    // library's arithmetic would read it: read once, here.
+    const valueOf = v.valueOf;
+    if (typeof valueOf === "function" && valueOf !== objectValueOf) {
+      const primitive = apply(valueOf, v, []);
+      const kind = typeof primitive;
+      if (kind === "number" || kind === "string" || kind === "boolean") return plain(primitive, level);
+    }
     if (isArray(v) || ArrayBuffer.isView(v)) {
       const n = mathMin(NativeNumber(v.length) || 0, MAX_ARRAY);
       const out = [];

@@ -39,20 +39,27 @@
     return out;
   };
 
-  const paintCall = (p, objects, fields, call) => {
-    const [name, ...args] = call;
-    if (name === "canvas") {
-      const [w, h, density] = args;
-      if (!p._paintrlCanvas) {
-        p.createCanvas(w, h, p.WEBGL);
-        p._paintrlCanvas = true;
-      } else {
-        p.resizeCanvas(w, h);
-      }
-      p.pixelDensity(density);
-      return;
+  // The canvas is made (or resized) at the size the list last named before
+  // a call paints on it, or at the frame's end: p5 makes a default canvas before setup() and the
+  // sketch's createCanvas() replaces it, which the recording shows as two.
+  const makeCanvas = (p, state) => {
+    const [w, h, density] = state.pending;
+    state.pending = null;
+    if (!state.made) {
+      p.createCanvas(w, h, p.WEBGL);
+      state.made = true;
+    } else {
+      p.resizeCanvas(w, h);
     }
-    if (!p._paintrlCanvas) return;  // nothing paints before the canvas is made
+    p.pixelDensity(density);
+  };
+
+  const paintCall = (p, state, call) => {
+    const { objects, fields } = state;
+    const [name, ...args] = call;
+    if (name === "canvas") { state.pending = args; return; }
+    if (state.pending) makeCanvas(p, state);
+    if (!state.made) return;  // nothing paints before the canvas is made
     if (stateCalls.has(name)) { p[name](...args); return; }
     if (name === "background") { if (args[0]) p.background(decode(p, args[0])); return; }
     if (name === "clear") { p.clear(); return; }
@@ -96,14 +103,14 @@
         try {
           p.randomSeed(seed);
           p.noiseSeed(seed);
-          const objects = new Map();
-          const fields = new Map();
+          const state = { objects: new Map(), fields: new Map(), pending: null, made: false };
           record.frames.forEach((frame, k) => {
             if (k > 0) run(p, "predraw");
-            for (const call of frame) paintCall(p, objects, fields, call);
+            for (const call of frame) paintCall(p, state, call);
+            if (state.pending) makeCanvas(p, state);
             run(p, "postdraw");
           });
-          resolve(p._paintrlCanvas ? p.canvas.toDataURL("image/png") : null);
+          resolve(state.made ? p.canvas.toDataURL("image/png") : null);
         } catch (e) {
           reject(e);
         }
