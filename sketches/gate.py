@@ -13,6 +13,9 @@ import re
 from .brush_api import methods_for, paint_methods_for
 from .code_text import brackets_balanced, brush_member_names, strip_comments_and_strings
 from .renderer.page_run import PageRun
+from .renderer.record import BAD_RECORD as BAD_RECORD
+from .renderer.record import NONDETERMINISTIC as NONDETERMINISTIC
+from .renderer.record import PAINT_OVER_BUDGET as PAINT_OVER_BUDGET
 
 NO_CODE = "no_code"
 TRUNCATED = "truncated"

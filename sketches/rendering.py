@@ -34,7 +34,11 @@ UNAVAILABLE = "unavailable"
 # 7: paint credited to p5.brush only where its own programs drew it (sketch code
 #    the library calls back draws plain paint); a canvas over the pixel budget
 #    drawn at a lower pixel density instead of refused
-HARNESS_VERSION = 7
+# 8: paint by construction: a p5.brush 2.x picture is painted from the
+#    sketch's recorded calls in a page that runs no sketch code (plain
+#    drawing named from the calls); the same pictures for honest sketches
+#    (benchmarks/paint_by_construction.py)
+HARNESS_VERSION = 8
 
 
 @dataclass(frozen=True)
@@ -77,10 +81,11 @@ def renderer_version_of(library_versions: dict[str, str], config: RendererConfig
     """The renderer_version stamped on renders made with these libraries and
     settings. The ways kept for comparisons only say so: SwiftShader masks
     (cpu_fill_masks=False) paint harness 2's washes, and lean_blend=False
-    p5.brush's own blend shader."""
+    p5.brush's own blend shader, paint_by_replay=False the sketch's own page."""
     libs = " ".join(f"{name}@{version}" for name, version in sorted(library_versions.items()))
     ways = (("" if config.cpu_fill_masks else "+gpu-masks")
-            + ("" if config.lean_blend else "+brush-blend"))
+            + ("" if config.lean_blend else "+brush-blend")
+            + ("" if config.paint_by_replay else "+page-paint"))
     return f"harness/{HARNESS_VERSION}{ways} {libs}"
 
 

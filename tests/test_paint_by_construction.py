@@ -63,6 +63,14 @@ class TestHonestPaintings:
         assert same_picture(replayed.png, painted.png), picture_difference(replayed.png,
                                                                            painted.png)
 
+    def test_a_sketch_that_updates_its_url_in_place_is_painted(self, replay_pool, painting):
+        # URL-state sync, as sketches written for the web do: not leaving the page.
+        outcome = render_text(replay_pool, sketch(
+            before='history.replaceState(null, "", "?seed=5"); history.pushState({}, "", "#a");'),
+            seed=5)
+        assert outcome.status == OK, outcome.report()
+        assert same_picture(outcome.png, painting)
+
     def test_the_same_code_and_seed_paint_the_same_picture_twice(self, replay_pool):
         first = render_text(replay_pool, sketch(), seed=9)
         second = render_text(replay_pool, sketch(), seed=9)
@@ -146,6 +154,27 @@ class TestClocksAndStateChangeNothing:
                                                                       second.report())
 
 
+class TestWhatTheSeedDoesNotFixIsRefused:
+    def test_strokes_placed_by_the_real_pace_of_timers_are_nondeterministic(self, replay_pool):
+        # A timer chain counts as fast as the machine runs; each frame paints
+        # where the count has got to, so two runs place their strokes apart.
+        outcome = render_text(replay_pool, """
+let count = 0;
+function tick() { count += 1; setTimeout(tick, 0); }
+function setup() {
+  createCanvas(200, 200, WEBGL);
+  background("#f6f1e8");
+  brush.set("HB", "#222", 1);
+  tick();
+}
+function draw() {
+  brush.line(-90, (count % 180) - 90, 90, (count % 180) - 90);
+  if (frameCount >= 20) noLoop();
+}""", seed=5)
+        assert gate.NONDETERMINISTIC in outcome.violations, outcome.report()
+        assert outcome.png is None
+
+
 class TestTheListIsBounded:
     def test_a_brush_of_huge_weight_and_tiny_spacing_is_refused_unpainted(self, replay_pool):
         outcome = render_text(replay_pool, sketch(after="""
@@ -153,7 +182,7 @@ class TestTheListIsBounded:
                               tip: (s) => s.rect(-50, -50, 100, 100)});
           brush.set("flood", "#000", 1);
           brush.line(-90, 0, 90, 0);"""), seed=5)
-        assert recording.OVER_BUDGET in outcome.violations, outcome.report()
+        assert recording.PAINT_OVER_BUDGET in outcome.violations, outcome.report()
         assert outcome.png is None
 
     def test_a_custom_tip_is_replayed_from_its_recorded_shapes(self, replay_pool, painting):

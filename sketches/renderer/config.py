@@ -101,8 +101,21 @@ class RendererConfig:
     # Paint by construction (record.py): the sketch's page records its
     # p5.brush 2.x calls as data and a page that runs no sketch code paints
     # them. False is the renderer before it, where the sketch's own page
-    # painted and the paint ledger inferred who laid each pixel.
-    paint_by_replay: bool = False
+    # painted and the paint ledger inferred who laid each pixel (kept for
+    # p5.brush 1.x, which is not recorded yet, and for side-by-side benchmarks).
+    paint_by_replay: bool = True
+    # Record each sketch twice, in two fresh documents, and refuse one whose
+    # lists differ (nondeterministic): what the seed does not fix (timers
+    # against frames, the garbage collector) must not pick the picture.
+    # Recording draws nothing, so the second costs the sketch's JavaScript
+    # alone (benchmarks/paint_by_construction.py measures it).
+    record_twice: bool = True
+    # Keep the replay page's p5 instance, its WebGL context and p5.brush's
+    # compiled programs between lists that leave nothing in the library's own
+    # state (record.py, keeps_page), instead of a fresh page for each. It
+    # runs no sketch code, so nothing of a sketch survives in it; pictures
+    # are the fresh page's (benchmarks/paint_by_construction.py compares).
+    keep_replay_page: bool = True
     viewport_side: int = DEFAULT_VIEWPORT_SIDE
     library_dir: Path = field(default_factory=libraries.default_library_dir)
     # Chromium's own sandbox (os_sandbox.py): a root worker runs the browser

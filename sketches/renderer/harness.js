@@ -117,6 +117,9 @@
     lockGetter(Performance.prototype, "memory", () => undefined);
     lockGetter(Event.prototype, "timeStamp", () => clockMs);
     lockGetter(AnimationTimeline.prototype, "currentTime", () => frameMs);
+    // An animation's own clock runs on the browser's: it reads the frame's time.
+    lockGetter(Animation.prototype, "currentTime", () => frameMs);
+    lockGetter(Animation.prototype, "startTime", () => 0);
     lockGetter(Document.prototype, "lastModified", () => new NativeDate(epochMs).toString());
     if (typeof IdleDeadline !== "undefined") lock(IdleDeadline.prototype, "timeRemaining", () => 0);
     if (typeof BaseAudioContext !== "undefined") {
@@ -222,6 +225,16 @@
   // small (config.py, DEFAULT_VIEWPORT_SIDE) and the editor's preview is a frame of
   // the curator's layout, so a sketch sizing its canvas by windowWidth paints
   // the same picture in both. Media queries and CSS units still see the page.
+  // What the machine would leak into a picture, pinned so that unlike workers
+  // record alike: its cores and memory, and a name an earlier document in this
+  // tab left in window.name (it outlives navigation).
+  const machineWork = () => {
+    lockGetter(Navigator.prototype, "hardwareConcurrency", () => 4);
+    lockGetter(Navigator.prototype, "deviceMemory", () => 8);
+    window.name = "";
+  };
+  machineWork();
+
   const windowWork = () => {
     const side = cfg.maxCanvasSide;
     for (const name of ["innerWidth", "innerHeight", "outerWidth", "outerHeight"]) {
@@ -907,6 +920,13 @@
       forbid(window, name, "storage_access");
     }
     forbid(Document.prototype, "cookie", "storage_access");
+    // A same-document URL update (URL-state sync in a sketch written for the
+    // web) leaves the page where it is: kept a no-op here, since the browser
+    // reports it as the main frame navigating, which the sandbox reads as
+    // leaving the page and drops the picture.
+    for (const name of ["pushState", "replaceState"]) {
+      lock(History.prototype, name, function () { return undefined; });
+    }
     if (cfg.silenceConsole) {
       const quiet = () => undefined;
       for (const key of Object.keys(console)) {

@@ -59,8 +59,18 @@ MAX_REACH = 100.0
 # scale; fills count their area in canvas areas. Past these it is refused.
 MAX_FILL_AREAS = 400.0
 
-OVER_BUDGET = "paint_over_budget"
+PAINT_OVER_BUDGET = "paint_over_budget"
 BAD_RECORD = "bad_record"
+# Two recordings of the same code and seed differ (sandbox.py records twice).
+NONDETERMINISTIC = "nondeterministic"
+
+
+# Calls that leave something in the library's own state beyond a render
+# (p5.brush keeps added brushes, added fields, the fields it has generated
+# and the brush scale for the page's life): a list holding one is painted on
+# a fresh page, and the page is not kept for the next.
+LIBRARY_STATE_CALLS = frozenset({"add", "addField", "fieldData", "field", "wiggle",
+                                 "refreshField", "noField", "scaleBrushes"})
 
 
 @dataclass(frozen=True)
@@ -72,6 +82,13 @@ class Recording:
     height: float
     density: float
     calls: int
+    # No call in LIBRARY_STATE_CALLS and one canvas size throughout: it may be
+    # painted on a kept replay page of that size, which stays fit to keep.
+    keeps_page: bool = False
+
+    @property
+    def size(self) -> tuple[float, float, float]:
+        return self.width, self.height, self.density
 
     def json(self) -> str:
         return json.dumps({"frames": self.frames}, separators=(",", ":"))
@@ -122,7 +139,7 @@ def check(raw: str, max_canvas_side: int) -> Recording:
     except (TypeError, ValueError, KeyError) as exc:
         raise RecordRefused(BAD_RECORD, f"the recording could not be read ({exc})") from exc
     if data.get("overflow"):
-        raise RecordRefused(OVER_BUDGET, f"recording stopped: {data['overflow']}")
+        raise RecordRefused(PAINT_OVER_BUDGET, f"recording stopped: {data['overflow']}")
     if not isinstance(frames, list) or not all(isinstance(f, list) for f in frames):
         raise RecordRefused(BAD_RECORD, "frames is not a list of lists")
     brush_calls = set(RECORDED_BRUSH_CALLS)
@@ -131,6 +148,8 @@ def check(raw: str, max_canvas_side: int) -> Recording:
     plots: set = set()
     width = height = density = 0.0
     calls = 0
+    sizes: set = set()
+    library_state = False
     fill_area = 0.0
     for frame in frames:
         for call in frame:
@@ -140,8 +159,9 @@ def check(raw: str, max_canvas_side: int) -> Recording:
             calls += 1
             if name == "canvas":
                 width, height, density = (_number(a, "canvas") for a in args[:3])
+                sizes.add((width, height, density))
                 if max(width, height) * density > 4 * max_canvas_side:
-                    raise RecordRefused(OVER_BUDGET, f"canvas {width:g}x{height:g} at "
+                    raise RecordRefused(PAINT_OVER_BUDGET, f"canvas {width:g}x{height:g} at "
                                                      f"density {density:g}")
             elif name == "Polygon":
                 polygons.add(args[0])
@@ -158,12 +178,17 @@ def check(raw: str, max_canvas_side: int) -> Recording:
             else:
                 raise RecordRefused(BAD_RECORD, f"{name} is not in the p5.brush 2.x vocabulary")
             _bound(name, args, width, height)
+            library_state = library_state or name in LIBRARY_STATE_CALLS
             if name in ("rect", "circle") and width and height:
                 fill_area += _shape_area(name, args) / (width * height)
     if fill_area > MAX_FILL_AREAS:
-        raise RecordRefused(OVER_BUDGET, f"shapes covering {fill_area:.0f} canvas areas "
+        raise RecordRefused(PAINT_OVER_BUDGET, f"shapes covering {fill_area:.0f} canvas areas "
                                          f"(at most {MAX_FILL_AREAS:g})")
-    return Recording(frames=frames, width=width, height=height, density=density, calls=calls)
+    # p5's default canvas comes first in every list (100 x 100 at density 1,
+    # replaced by the sketch's own before anything paints on it).
+    sizes.discard((100.0, 100.0, 1.0))
+    return Recording(frames=frames, width=width, height=height, density=density, calls=calls,
+                     keeps_page=not library_state and len(sizes) <= 1)
 
 
 def _shape_area(name: str, args: list) -> float:
@@ -175,37 +200,58 @@ def _shape_area(name: str, args: list) -> float:
         return 0.0
 
 
+def _weight(value, what: str) -> None:
+    weight = _number(value, what)
+    if abs(weight) > MAX_WEIGHT:
+        raise RecordRefused(PAINT_OVER_BUDGET, f"{what} {weight:g} (at most {MAX_WEIGHT:g})")
+
+
 def _bound(name: str, args: list, width: float, height: float) -> None:
     """Per-call bounds: a brush's weight and spacing, a brush scale, and
     coordinates within reach of the canvas."""
     if name == "strokeWeight" and args:
-        weight = _number(args[0], "strokeWeight")
-        if abs(weight) > MAX_WEIGHT:
-            raise RecordRefused(OVER_BUDGET, f"strokeWeight {weight:g} (at most {MAX_WEIGHT:g})")
+        _weight(args[0], "strokeWeight")
     elif name == "set" and len(args) > 2 and args[2] is not None:
-        weight = _number(args[2], "set weight")
-        if abs(weight) > MAX_WEIGHT:
-            raise RecordRefused(OVER_BUDGET, f"brush weight {weight:g} (at most {MAX_WEIGHT:g})")
+        _weight(args[2], "brush weight")
     elif name == "scaleBrushes" and args:
         factor = _number(args[0], "scaleBrushes")
         if abs(factor) > MAX_SCALE_BRUSHES:
-            raise RecordRefused(OVER_BUDGET, f"scaleBrushes({factor:g}) "
+            raise RecordRefused(PAINT_OVER_BUDGET, f"scaleBrushes({factor:g}) "
                                              f"(at most {MAX_SCALE_BRUSHES:g})")
     elif name == "add" and len(args) > 1 and isinstance(args[1], dict):
         params = args[1]
         if params.get("type") == "image":
             raise RecordRefused("embedded_image", "a brush whose tip is an image")
-        weight = params.get("weight")
-        if weight is not None and abs(_number(weight, "brush weight")) > MAX_WEIGHT:
-            raise RecordRefused(OVER_BUDGET, f"brush weight {weight:g} (at most {MAX_WEIGHT:g})")
+        if params.get("weight") is not None:
+            _weight(params["weight"], "brush weight")
         spacing = params.get("spacing")
         if spacing is not None and _number(spacing, "brush spacing") < MIN_SPACING:
-            raise RecordRefused(OVER_BUDGET, f"brush spacing {spacing:g} "
+            raise RecordRefused(PAINT_OVER_BUDGET, f"brush spacing {spacing:g} "
                                              f"(at least {MIN_SPACING:g})")
     elif name in ("line", "rect", "circle", "arc", "flowLine", "vertex") and width and height:
         reach = MAX_REACH * max(width, height)
         for value in args[:4]:
             if isinstance(value, int | float) and not isinstance(value, bool) \
                     and abs(value) > reach:
-                raise RecordRefused(OVER_BUDGET, f"{name} at {value:g}, more than "
+                raise RecordRefused(PAINT_OVER_BUDGET, f"{name} at {value:g}, more than "
                                                  f"{MAX_REACH:g} canvas sides away")
+
+
+def first_difference(first: str, second: str | None) -> str:
+    """Where two recordings of the same code and seed part, in words."""
+    if second is None:
+        return "the second recording of the same code and seed did not finish"
+    try:
+        a, b = json.loads(first)["frames"], json.loads(second)["frames"]
+    except (TypeError, ValueError, KeyError):
+        return "the two recordings of the same code and seed differ"
+    for k, (frame_a, frame_b) in enumerate(zip(a, b, strict=False)):
+        for i, (call_a, call_b) in enumerate(zip(frame_a, frame_b, strict=False)):
+            if call_a != call_b:
+                return (f"two recordings of the same code and seed differ at frame {k}, call "
+                        f"{i}: {json.dumps(call_a)[:80]} against {json.dumps(call_b)[:80]}")
+        if len(frame_a) != len(frame_b):
+            return (f"two recordings of the same code and seed differ at frame {k}: "
+                    f"{len(frame_a)} calls against {len(frame_b)}")
+    return (f"two recordings of the same code and seed differ: {len(a)} frames against "
+            f"{len(b)}")

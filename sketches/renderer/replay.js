@@ -48,10 +48,17 @@
     if (!state.made) {
       p.createCanvas(w, h, p.WEBGL);
       state.made = true;
-    } else {
+    } else if (w !== p.width || h !== p.height) {
       p.resizeCanvas(w, h);
     }
-    p.pixelDensity(density);
+    if (density !== p.pixelDensity()) p.pixelDensity(density);
+    brush.load();  // the library reads the canvas's size when it loads
+    if (!state.baseline) {
+      // The library's and p5's state as a fresh page has them, saved so that
+      // a kept page returns to it before the next list (see paint()).
+      p.push();
+      state.baseline = true;
+    }
   };
 
   const paintCall = (p, state, call) => {
@@ -60,6 +67,9 @@
     if (name === "canvas") { state.pending = args; return; }
     if (state.pending) makeCanvas(p, state);
     if (!state.made) return;  // nothing paints before the canvas is made
+    // A pop() past the list's own push() calls is p5's no-op, never ours.
+    if (name === "push") state.depth += 1;
+    if (name === "pop") { if (state.depth === 0) return; state.depth -= 1; }
     if (stateCalls.has(name)) { p[name](...args); return; }
     if (name === "background") { if (args[0]) p.background(decode(p, args[0])); return; }
     if (name === "clear") { p.clear(); return; }
@@ -91,26 +101,56 @@
     brush[name](...args.map((a) => decode(p, a)));
   };
 
-  // Paints the list on a fresh p5 instance and answers the canvas as a PNG
-  // data URL (null when no canvas was made). Frames end as p5 ends them:
-  // p5.brush's end-of-frame hooks blend what the frame laid down.
-  const paint = (json, seed) => new Promise((resolve, reject) => {
+  const hooks = () => window.p5.lifecycleHooks;
+  const runHooks = (p, name) => { for (const hook of hooks()[name] || []) hook.call(p); };
+  const paintList = (p, state, record, seed) => {
+    p.randomSeed(seed);
+    p.noiseSeed(seed);
+    record.frames.forEach((frame, k) => {
+      if (k > 0) runHooks(p, "predraw");
+      for (const call of frame) paintCall(p, state, call);
+      if (state.pending) makeCanvas(p, state);
+      runHooks(p, "postdraw");
+    });
+    const png = state.made ? p.canvas.toDataURL("image/png") : null;
+    // Back to the baseline: the list's own push() calls undone, then the
+    // state saved when the canvas was made restored and saved again.
+    for (; state.depth > 0; state.depth -= 1) p.pop();
+    if (state.baseline) { p.pop(); p.push(); }
+    return png;
+  };
+
+  // The instance kept for the next list: a list that leaves nothing in the
+  // library's own state (no custom brush or field, no field made, no brush
+  // scale: renderer/record.py's keeps_page) is painted on it, at the same
+  // canvas size, instead of on a fresh page, so the WebGL context and the
+  // library's compiled programs are kept warm.
+  let kept = null;
+
+  // Paints the list and answers the canvas as a PNG data URL (null when no
+  // canvas was made). Frames end as p5 ends them: p5.brush's end-of-frame
+  // hooks blend what the frame laid down. `reuse`: paint on the kept
+  // instance (the caller knows the list and the last one allow it).
+  const paint = (json, seed, reuse) => new Promise((resolve, reject) => {
     const record = JSON.parse(json);
-    const hooks = window.p5.lifecycleHooks;
-    const run = (p, name) => { for (const hook of hooks[name] || []) hook.call(p); };
+    const fresh = () => ({ objects: new Map(), fields: new Map(), pending: null, made: false,
+                           baseline: false, depth: 0 });
+    if (reuse && kept) {
+      try {
+        const p = kept.p;
+        p.clear();
+        const state = { ...fresh(), made: true, baseline: true };
+        resolve(paintList(p, state, record, seed));
+      } catch (e) {
+        reject(e);
+      }
+      return;
+    }
     new window.p5((p) => {
       p.setup = () => {
         try {
-          p.randomSeed(seed);
-          p.noiseSeed(seed);
-          const state = { objects: new Map(), fields: new Map(), pending: null, made: false };
-          record.frames.forEach((frame, k) => {
-            if (k > 0) run(p, "predraw");
-            for (const call of frame) paintCall(p, state, call);
-            if (state.pending) makeCanvas(p, state);
-            run(p, "postdraw");
-          });
-          resolve(state.made ? p.canvas.toDataURL("image/png") : null);
+          kept = { p };
+          resolve(paintList(p, fresh(), record, seed));
         } catch (e) {
           reject(e);
         }

@@ -217,8 +217,10 @@ class BrowserSandbox:
         self._browser: Browser | None = None
         self._context = None
         self._tabs: list[_Tab] = []
-        # The page that paints recorded lists (paint by construction).
+        # The page that paints recorded lists (paint by construction), and
+        # the canvas size of the instance it keeps warm (None: load it afresh).
         self._replay_page: Page | None = None
+        self._replay_kept: tuple[float, float, float] | None = None
 
     @property
     def alive(self) -> bool:
@@ -270,6 +272,10 @@ class BrowserSandbox:
                       "height": self._config.viewport_side},
             screen={"width": side, "height": side},
             device_scale_factor=1,
+            # The same time zone and locale on every worker (dates and
+            # number formats a sketch reads paint alike everywhere).
+            timezone_id="UTC",
+            locale="en-US",
             accept_downloads=False,
             service_workers="block",
         )
@@ -322,15 +328,17 @@ class BrowserSandbox:
                     else:
                         png = await self._capture(page, snapshot)
                 snapshot = await self._settle(page, watch, snapshot, finished_at)
+                if recording is not None and self._config.record_twice:
+                    recording = await self._record_again(tab, code, seed, brush, recording)
         except TimeoutError:
             timed_out = True
             # The page's clock stops only when the sketch finishes: its drawing
             # time so far is the time from run() to the deadline.
             draw_ms = (time.monotonic() - ran_at) * 1000 if ran_at is not None else 0.0
-            read = await self._read_stopped(tab)
+            read = await self._read_stopped(tab, records(self._config, brush))
             if read is not None:
                 stopped = True
-                snapshot, png = read
+                snapshot, png, recording = read
                 if snapshot.get("phase") != "done":
                     snapshot["drawMs"] = draw_ms
         except PlaywrightError as exc:
@@ -339,7 +347,7 @@ class BrowserSandbox:
                                          sketch_ran=ran_at is not None) from exc
             if not (watch.crashed or watch.left_page):
                 watch.errors.append(f"renderer: {str(exc).splitlines()[0]}")
-        if recording is not None and not (timed_out or watch.crashed or watch.left_page):
+        if recording is not None and not (watch.crashed or watch.left_page):
             png = await self._paint(recording, seed, watch)
         if timed_out or watch.left_page:
             # The document may be stuck in a loop, or is not ours any more.
@@ -358,6 +366,32 @@ class BrowserSandbox:
             elapsed_ms=round((time.monotonic() - started) * 1000),
         )
 
+    async def _record_again(self, tab: _Tab, code: str, seed: int, brush: str,
+                            first: str) -> str | None:
+        """The same code and seed recorded again in a fresh document: `first`
+        when the two lists agree; else None, with the sketch named
+        `nondeterministic` (it painted by the real clock, the order of timers,
+        the garbage collector or anything else the seed does not fix, and
+        another worker would paint another picture). What the first run saw
+        from outside (its violations and errors) is kept; the second run is
+        only asked for its list."""
+        watch = tab.watch
+        observed, errors = dict(watch.observed), list(watch.errors)
+        await tab.load(self._server, brush)
+        tab.loaded = False
+        await self._clear_storage(tab)
+        await self._run(tab.page, watch, code, seed)
+        second = None
+        if not (watch.crashed or watch.left_page):
+            second = await tab.page.evaluate("__paintrl.record()")
+        crashed = watch.crashed
+        watch.observed, watch.errors = observed, errors
+        watch.crashed = crashed
+        if second == first:
+            return first
+        watch.observed.setdefault(record.NONDETERMINISTIC, record.first_difference(first, second))
+        return None
+
     async def _paint(self, raw: str, seed: int, watch: _TabWatch) -> bytes | None:
         """The recorded list painted in the replay page (paint by
         construction): checked first (record.check), then painted by the real
@@ -374,15 +408,20 @@ class BrowserSandbox:
             return None
         if self._replay_page is None or self._replay_page.is_closed():
             self._replay_page = await self._context.new_page()
+            self._replay_kept = None
         page = self._replay_page
+        reuse = recording.keeps_page and self._replay_kept == recording.size
+        self._replay_kept = None  # until this paint has ended well
         try:
             async with asyncio.timeout(self._config.deadline_s):
-                await page.goto(self._server.replay_url, wait_until="load")
-                data_url = await page.evaluate("([list, seed]) => __replay.paint(list, seed)",
-                                               [recording.json(), seed])
+                if not reuse:
+                    await page.goto(self._server.replay_url, wait_until="load")
+                data_url = await page.evaluate(
+                    "([list, seed, reuse]) => __replay.paint(list, seed, reuse)",
+                    [recording.json(), seed, reuse])
         except TimeoutError:
             watch.observed.setdefault(
-                record.OVER_BUDGET, f"painting the {recording.calls} recorded calls did not "
+                record.PAINT_OVER_BUDGET, f"painting the {recording.calls} recorded calls did not "
                 f"finish within the {self._config.deadline_s:g} s deadline")
             log.warning("browser %s: a replay overran its deadline; relaunching", self.name)
             await self.kill()
@@ -393,6 +432,8 @@ class BrowserSandbox:
                                          sketch_ran=True) from exc
             watch.errors.append(f"replay: {str(exc).splitlines()[0][:300]}")
             return None
+        if recording.keeps_page and self._config.keep_replay_page:
+            self._replay_kept = recording.size
         return self._decode(data_url)
 
     async def _run(self, page: Page, watch: _TabWatch, code: str, seed: int) -> dict:
@@ -403,27 +444,32 @@ class BrowserSandbox:
                 return snapshot
             await asyncio.sleep(POLL_S)
 
-    async def _read_stopped(self, tab: _Tab) -> tuple[dict, bytes | None] | None:
+    async def _read_stopped(self, tab: _Tab, recorded: bool
+                            ) -> tuple[dict, bytes | None, str | None] | None:
         """Past the deadline: stop the sketch's script and read the report and
-        the picture so far, within STOP_GRACE_S. None where the page could not
-        be read (crashed, gone, or still busy): the render then reports the
-        timeout alone, as before. The report is read first, so a picture that
-        cannot be had in time costs only the picture."""
+        the picture so far (painting by construction, the calls recorded so
+        far, which the replay paints), within STOP_GRACE_S. None where the
+        page could not be read (crashed, gone, or still busy): the render then
+        reports the timeout alone, as before. The report is read first, so a
+        picture that cannot be had in time costs only the picture."""
         watch = tab.watch
         snapshot = None
-        png = None
+        png = recording = None
         try:
             async with asyncio.timeout(STOP_GRACE_S):
                 if watch.crashed or watch.left_page:
                     return None
                 snapshot = json.loads(await self._evaluate_stopped(tab, "__paintrl.snapshot()"))
-                png = self._decode(await tab.page.evaluate("__paintrl.captureNow()"))
+                if recorded:
+                    recording = await tab.page.evaluate("__paintrl.record()")
+                else:
+                    png = self._decode(await tab.page.evaluate("__paintrl.captureNow()"))
         except (TimeoutError, PlaywrightError, TypeError, ValueError) as exc:
             log.info("browser %s: page read after the deadline incomplete (%s)",
                      self.name, type(exc).__name__)
         if not isinstance(snapshot, dict) or watch.crashed or watch.left_page:
             return None
-        return snapshot, png
+        return snapshot, png, recording
 
     async def _evaluate_stopped(self, tab: _Tab, expression: str):
         """`expression` evaluated once the sketch's script is stopped: terminate

@@ -1,0 +1,76 @@
+"""Does painting from the recorded calls (RendererConfig.paint_by_replay) keep
+honest paintings' verdicts and pictures, and at what cost in wall time?
+
+Renders each sketch twice, taking turns, once by the renderer that paints in
+the sketch's own page and once by paint by construction (record, check,
+replay), one browser each, and prints per group: verdicts that agree, the
+largest mean difference between the two pictures (levels per channel; the
+fidelity bound is 0.3), and the ratio of the wall times (new / old).
+Groups: the painter's first seeds, tests/sketches/good and benchmarks/outside's
+p5.brush 2.x sketches.
+
+    .venv/bin/python benchmarks/paint_by_construction.py --seeds 24
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from sketches.painter import paint  # noqa: E402
+from sketches.renderer import RendererConfig, RenderPool  # noqa: E402
+from sketches.renderer.fidelity import picture_difference  # noqa: E402
+from sketches.rendering import render_text  # noqa: E402
+
+
+def groups(seeds: int) -> dict[str, list[tuple[str, str, int]]]:
+    files = sorted((ROOT / "tests" / "sketches" / "good").glob("*.js"))
+    outside = sorted((ROOT / "benchmarks" / "outside").glob("2x_*.js"))
+    return {
+        "painter": [(f"seed {s}", paint(s).code, s) for s in range(seeds)],
+        "good": [(p.name, p.read_text(), 11) for p in files],
+        "outside 2.x": [(p.name, p.read_text(), 11) for p in outside],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=24, help="painter seeds (from 0)")
+    args = parser.parse_args()
+    old = RenderPool(RendererConfig(browsers=1))
+    new = RenderPool(RendererConfig(browsers=1, paint_by_replay=True))
+    try:
+        for group, cases in groups(args.seeds).items():
+            same = 0
+            worst = 0.0
+            times = {"old": 0.0, "new": 0.0}
+            for i, (name, code, seed) in enumerate(cases):
+                # Taking turns at going first, so neither way always runs warm.
+                order = (("old", old), ("new", new)) if i % 2 == 0 else (("new", new), ("old", old))
+                outcome = {}
+                for way, pool in order:
+                    started = time.monotonic()
+                    outcome[way] = render_text(pool, code, seed=seed)
+                    times[way] += time.monotonic() - started
+                a, b = outcome["old"], outcome["new"]
+                if (a.status, a.violations) == (b.status, b.violations):
+                    same += 1
+                else:
+                    print(f"  {group} {name}: {a.status} {a.violations} -> {b.status} "
+                          f"{b.violations} {b.errors[:1]}")
+                if a.png and b.png:
+                    worst = max(worst, picture_difference(a.png, b.png)[0])
+            print(f"{group}: verdicts the same {same}/{len(cases)}; pictures differ by at most "
+                  f"{worst:.4f} levels; wall time new/old {times['new'] / times['old']:.2f} "
+                  f"({times['new']:.1f} s against {times['old']:.1f} s)", flush=True)
+    finally:
+        old.close()
+        new.close()
+
+
+if __name__ == "__main__":
+    main()
