@@ -851,6 +851,9 @@
         // p5 1.x copies p5.prototype's methods onto each p5.Graphics: only
         // the sketch's instance replaces the main canvas.
         const main = proto === p5.prototype && (this === instance || instance === null);
+        // Recording, the main canvas is a 2D stand-in with no WebGL
+        // attributes to set; the replay's canvas is made as p5.brush needs it.
+        if (cfg.record && main) return undefined;
         const before = [mainCanvas, mainContext, mainIsWebGL, mainIsWebGL2];
         if (main) { creatingCanvas += 1; mainCanvas = null; } else makingGraphics += 1;
         try {
@@ -886,6 +889,23 @@
       });
     }
   };
+
+  // Recording, the sketch's WEBGL canvas is a 2D stand-in, and its
+  // drawingContext this: raw WebGL on the main canvas is named as the sketch
+  // calls it (with the images it hands over, and the sketch's later calls
+  // named too), and paints nothing.
+  const upperCase = /^[A-Z0-9_]+$/;
+  const glStandIn = new Proxy(create(null), {
+    get(target, key) {
+      if (typeof key !== "string") return undefined;
+      if (apply(regexTest, upperCase, [key])) return 0;  // a constant (gl.TRIANGLES)
+      return (...args) => {
+        for (let i = 0; i < args.length; i += 1) noteSource(args[i], `${key}()`);
+        violate("raw_webgl", `drawingContext.${String(key).slice(0, 60)}() on the main canvas`);
+        return create(null);  // a stand-in for whatever WebGL would hand back
+      };
+    },
+  });
 
   // APIs a painting has no use for. Each records its violation and throws, so
   // the sketch fails loudly instead of silently depending on the outside.
@@ -1074,6 +1094,9 @@
           state.webgl = mainWebGL();
           noteSize(this);
           recordCanvas(this);
+          if (cfg.record && requestedWebGL) {
+            try { defineProperty(this, "drawingContext", { get: () => glStandIn, configurable: true }); } catch (e) { /* tampered */ }
+          }
         }
       });
     };

@@ -408,6 +408,7 @@ class BrowserSandbox:
             return None
         if self._replay_page is None or self._replay_page.is_closed():
             self._replay_page = await self._context.new_page()
+            self._replay_page.on("crash", self._on_replay_crash)
             self._replay_kept = None
         page = self._replay_page
         reuse = recording.keeps_page and self._replay_kept == recording.size
@@ -430,11 +431,21 @@ class BrowserSandbox:
             if not self.alive:
                 raise BrowserUnavailable(f"browser {self.name} failed while painting: {exc}",
                                          sketch_ran=True) from exc
+            if page.is_closed() or self._replay_page is None:
+                # The replay page crashed: as a crashed page, which the pool
+                # retries and judges (a heavy list, or a fault from outside).
+                watch.crashed = True
+                return None
             watch.errors.append(f"replay: {str(exc).splitlines()[0][:300]}")
             return None
         if recording.keeps_page and self._config.keep_replay_page:
             self._replay_kept = recording.size
         return self._decode(data_url)
+
+    def _on_replay_crash(self, page: Page) -> None:
+        if page is self._replay_page:
+            self._replay_page = None
+            self._replay_kept = None
 
     async def _run(self, page: Page, watch: _TabWatch, code: str, seed: int) -> dict:
         await page.evaluate("([code, seed]) => __paintrl.run(code, seed)", [code, seed])

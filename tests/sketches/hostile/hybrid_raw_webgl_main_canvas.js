@@ -1,4 +1,4 @@
-// expect: plain_painting
+// expect: raw_webgl
 // Raw WebGL on the main canvas's own context: a shader fills most of the
 // canvas with colour, next to one brush stroke.
 function setup() {
