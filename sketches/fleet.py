@@ -104,7 +104,7 @@ def fleet_render_execute(*, text: str, seed: int, worker: str,
     reads it back). Writes nothing: the client stores what it keeps."""
     outcome = render_text(shared_pool(), text, seed, brush=brush)
     png = base64.b64encode(outcome.png).decode("ascii") if outcome.png else None
-    return {"report": outcome.report(), "png": png, "worker": worker}
+    return {"report": outcome.report(), "png": png, "calls": outcome.calls, "worker": worker}
 
 
 def fleet_render_unpack(result: dict) -> FleetRender:
@@ -117,7 +117,7 @@ def fleet_render_unpack(result: dict) -> FleetRender:
         return FleetRender(unavailable(f"render worker {worker} sent fields this process does "
                                        f"not know: {', '.join(sorted(unknown))}"), worker)
     png = base64.b64decode(result["png"]) if result["png"] else None
-    return FleetRender(RenderOutcome(**report, png=png), worker)
+    return FleetRender(RenderOutcome(**report, png=png, calls=result.get("calls")), worker)
 
 
 def unavailable(error: str) -> RenderOutcome:

@@ -61,9 +61,18 @@ def render_png_path(render: "Render", filename: str) -> str:
     and its file takes the tag, so it never lands on the old picture's name
     (a storage that overwrites, as S3 may, would replace the old file before
     the row pointing at the new one commits)."""
-    tag = filename.removesuffix(".png").removeprefix("render")
+    return _render_file_path(render, filename, ".png")
+
+
+def render_calls_path(render: "Render", filename: str) -> str:
+    """The call list beside the picture, named as render_png_path names it."""
+    return _render_file_path(render, filename, ".calls.json.gz")
+
+
+def _render_file_path(render: "Render", filename: str, suffix: str) -> str:
+    tag = filename.removesuffix(suffix).removeprefix("render")
     return (f"renders/{render.sketch_id % 1000:03d}/"
-            f"{render.sketch_id}-{render.seed}-{render.pk}{tag}.png")
+            f"{render.sketch_id}-{render.seed}-{render.pk}{tag}{suffix}")
 
 
 class Render(models.Model):
@@ -80,6 +89,9 @@ class Render(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING,
                               db_index=True)
     png = models.ImageField(upload_to=render_png_path, blank=True)
+    # The p5.brush calls the picture was painted from (paint by construction),
+    # gzipped JSON: the painting as data, to diff, replay and inspect.
+    calls = models.FileField(upload_to=render_calls_path, blank=True, max_length=200)
     width = models.PositiveIntegerField(default=0)
     height = models.PositiveIntegerField(default=0)
     violations = models.JSONField(default=list, blank=True)

@@ -69,11 +69,15 @@ class RenderOutcome:
     # loaded ({"p5": "2.2.3", "p5.brush": "2.2.2"}).
     brush_version: str = ""
     libraries: dict[str, str] = field(default_factory=dict)
+    # The p5.brush calls the picture was painted from (paint by construction),
+    # as JSON: the painting as data. None where nothing was painted from them.
+    calls: str | None = field(default=None, repr=False)
 
     def report(self) -> dict:
-        """The JSON-friendly account (no pixels) that tools rely on."""
+        """The JSON-friendly account (no pixels, no calls) that tools rely on."""
         data = asdict(self)
         data.pop("png")
+        data.pop("calls")
         return data
 
 
@@ -147,6 +151,7 @@ def render_text(pool: RenderPool, text: str, seed: int = 0,
         details=verdict,
         errors=errors,
         png=run.png,
+        calls=run.recording,
         width=int(snap.get("width") or 0),
         height=int(snap.get("height") or 0),
         pixel_density=_number(snap.get("pixelDensity")),

@@ -2,6 +2,7 @@
 these functions store what it returns and queue the work."""
 from __future__ import annotations
 
+import gzip
 import logging
 import secrets
 from collections.abc import Callable, Sequence
@@ -74,7 +75,7 @@ def render_store(*, render: Render, outcome: RenderOutcome,
                 return locked
         elif locked.is_final:
             return locked
-        old_png = locked.png.name if replace_stale else ""
+        old_files = [locked.png.name, locked.calls.name] if replace_stale else []
         locked.status = outcome.status
         locked.violations = outcome.violations
         locked.violation_details = outcome.details
@@ -90,31 +91,36 @@ def render_store(*, render: Render, outcome: RenderOutcome,
         locked.renderer_version = outcome.renderer_version
         locked.brush_version = outcome.brush_version
         locked.rendered = timezone.now()
-        written = None
+        written = []
+        # A re-render's files get names of their own (models.render_png_path).
+        tag = f"-{secrets.token_hex(4)}" if replace_stale else ""
         try:
-            if outcome.png:
-                # A re-render's file gets a name of its own (models.render_png_path).
-                name = f"render-{secrets.token_hex(4)}.png" if replace_stale else "render.png"
-                locked.png.save(name, ContentFile(outcome.png), save=False)
-                written = locked.png.name
-            elif replace_stale:
-                locked.png = ""  # the new verdict has no picture; the old one is not its
+            for field, content, suffix in (
+                    (locked.png, outcome.png, ".png"),
+                    (locked.calls, outcome.calls and gzip.compress(outcome.calls.encode()),
+                     ".calls.json.gz")):
+                if content:
+                    field.save(f"render{tag}{suffix}", ContentFile(content), save=False)
+                    written.append(field.name)
+                elif replace_stale:
+                    field.name = ""  # the new verdict has none; the old one is not its
             locked.save()
         except BaseException:
-            # The row rolls back but the file written to storage would stay,
-            # and the retry would write a second one: remove it.
-            if written:
-                locked.png.storage.delete(written)
+            # The row rolls back but the files written to storage would stay,
+            # and the retry would write them again: remove them.
+            for name in written:
+                locked.png.storage.delete(name)
             raise
-        if old_png and old_png != locked.png.name:
-            transaction.on_commit(partial(render_png_retire, name=old_png,
-                                          storage=locked.png.storage))
+        for name in old_files:
+            if name and name not in (locked.png.name, locked.calls.name):
+                transaction.on_commit(partial(render_png_retire, name=name,
+                                              storage=locked.png.storage))
         return locked
 
 
 def render_png_retire(*, name: str, storage: Storage) -> None:
-    """Delete a PNG no render points at any more, unless something else
-    (a frozen snapshot) still reads it."""
+    """Delete a render's file (its PNG or its call list) no render points at
+    any more, unless something else (a frozen snapshot) still reads it."""
     in_use = png_in_use()
     if in_use is None or in_use(name):
         return
@@ -122,7 +128,7 @@ def render_png_retire(*, name: str, storage: Storage) -> None:
         storage.delete(name)
     except OSError:
         # Only disk space is lost; the rows already point at the new file.
-        log.warning("could not delete the replaced render PNG %s", name, exc_info=True)
+        log.warning("could not delete the replaced render file %s", name, exc_info=True)
 
 
 def render_execute(*, render_id: int, pool: RenderPool | None = None) -> Render:

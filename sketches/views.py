@@ -1,4 +1,6 @@
-from django.http import FileResponse, Http404
+import gzip
+
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
@@ -28,6 +30,17 @@ def render_png(request, pk: int):
     if not obj.png:
         raise Http404("this render has no image")
     return FileResponse(obj.png.open("rb"), content_type="image/png")
+
+
+def render_calls(request, pk: int):
+    """The p5.brush calls the picture was painted from, as JSON (login
+    required): the painting as data, to diff, replay and inspect."""
+    obj = get_object_or_404(Render, pk=pk)
+    if not obj.calls:
+        raise Http404("this render was not painted from recorded calls")
+    with obj.calls.open("rb") as stored:
+        body = gzip.decompress(stored.read())
+    return HttpResponse(body, content_type="application/json")
 
 
 # --- Import (staff only) ------------------------------------------------

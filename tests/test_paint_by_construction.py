@@ -6,13 +6,18 @@ invariant is that the route adds nothing to the picture: the render shows the
 same picture as the painting alone, or is refused by name."""
 from __future__ import annotations
 
+import json
+
 import pytest
+from django.urls import reverse
 
 from sketches import gate
 from sketches.renderer import RenderPool
 from sketches.renderer import record as recording
 from sketches.renderer.fidelity import picture_difference, same_picture
+from sketches.models import Render
 from sketches.rendering import OK, render_text
+from sketches.services import render_store, sketch_create
 from tests.conftest import SKETCHES_DIR, make_config
 
 pytestmark = pytest.mark.browser
@@ -199,3 +204,25 @@ class TestTheListIsBounded:
         with pytest.raises(recording.RecordRefused) as refused:
             recording.check('{"frames": [[["canvas", 100, 100, 1], ["eval", "x"]]]}', 1200)
         assert refused.value.violation == recording.BAD_RECORD
+
+
+class TestTheListIsStoredWithTheRender:
+    def test_the_render_keeps_the_calls_its_picture_was_painted_from(self, replay_pool,
+                                                                      staff_client):
+        outcome = render_text(replay_pool, sketch(), seed=5)
+        render = Render.objects.create(sketch=sketch_create(code=sketch()), seed=5)
+        render_store(render=render, outcome=outcome)
+        render.refresh_from_db()
+        assert render.calls.name.endswith(".calls.json.gz")
+        served = staff_client.get(reverse("sketches:render_calls", args=[render.pk]))
+        assert served.status_code == 200
+        frames = json.loads(served.content)["frames"]
+        names = [call[0] for frame in frames for call in frame]
+        assert names.count("line") == 6 and "circle" in names and "background" in names
+        page = staff_client.get(reverse("sketches:render_detail", args=[render.pk]))
+        assert reverse("sketches:render_calls", args=[render.pk]).encode() in page.content
+
+    def test_a_render_painted_in_its_own_page_has_no_calls_to_serve(self, staff_client, db):
+        render = Render.objects.create(sketch=sketch_create(code=sketch()), seed=5)
+        served = staff_client.get(reverse("sketches:render_calls", args=[render.pk]))
+        assert served.status_code == 404

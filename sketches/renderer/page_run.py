@@ -26,6 +26,9 @@ class PageRun:
     crashed: bool = False
     crash_evidence: str = ""
     elapsed_ms: int = 0
+    # Painting by construction: the checked call list the picture was painted
+    # from (record.Recording.json()), the painting as data.
+    recording: str | None = None
     # Set when the browser failed (not the sketch): no verdict can be given.
     unavailable: str | None = None
 

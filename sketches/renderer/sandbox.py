@@ -347,8 +347,9 @@ class BrowserSandbox:
                                          sketch_ran=ran_at is not None) from exc
             if not (watch.crashed or watch.left_page):
                 watch.errors.append(f"renderer: {str(exc).splitlines()[0]}")
+        painted = None
         if recording is not None and not (watch.crashed or watch.left_page):
-            png = await self._paint(recording, seed, watch)
+            png, painted = await self._paint(recording, seed, watch)
         if timed_out or watch.left_page:
             # The document may be stuck in a loop, or is not ours any more.
             # The pool closes it while recycling this browser (prepare()), so
@@ -364,6 +365,7 @@ class BrowserSandbox:
             stopped_at_deadline=stopped,
             crashed=watch.crashed,
             elapsed_ms=round((time.monotonic() - started) * 1000),
+            recording=painted,
         )
 
     async def _record_again(self, tab: _Tab, code: str, seed: int, brush: str,
@@ -392,20 +394,22 @@ class BrowserSandbox:
         watch.observed.setdefault(record.NONDETERMINISTIC, record.first_difference(first, second))
         return None
 
-    async def _paint(self, raw: str, seed: int, watch: _TabWatch) -> bytes | None:
+    async def _paint(self, raw: str, seed: int,
+                     watch: _TabWatch) -> tuple[bytes | None, str | None]:
         """The recorded list painted in the replay page (paint by
         construction): checked first (record.check), then painted by the real
         library in a fresh document that runs no sketch code. A list that is
         refused, or whose painting overruns the deadline, gets its violation
         in `watch.observed` (seen from outside the sketch's page) and no
-        picture; a browser whose painting overran is replaced, never waited on."""
+        picture; a browser whose painting overran is replaced, never waited on.
+        Answers the picture and the checked list it was painted from."""
         try:
             recording = record.check(raw, self._config.max_canvas_side)
         except record.RecordRefused as refused:
             watch.observed.setdefault(refused.violation, refused.detail[:300])
-            return None
+            return None, None
         if not recording.width:
-            return None
+            return None, None
         if self._replay_page is None or self._replay_page.is_closed():
             self._replay_page = await self._context.new_page()
             self._replay_page.on("crash", self._on_replay_crash)
@@ -426,7 +430,7 @@ class BrowserSandbox:
                 f"finish within the {self._config.deadline_s:g} s deadline")
             log.warning("browser %s: a replay overran its deadline; relaunching", self.name)
             await self.kill()
-            return None
+            return None, None
         except PlaywrightError as exc:
             if not self.alive:
                 raise BrowserUnavailable(f"browser {self.name} failed while painting: {exc}",
@@ -435,12 +439,13 @@ class BrowserSandbox:
                 # The replay page crashed: as a crashed page, which the pool
                 # retries and judges (a heavy list, or a fault from outside).
                 watch.crashed = True
-                return None
+                return None, None
             watch.errors.append(f"replay: {str(exc).splitlines()[0][:300]}")
-            return None
+            return None, None
         if recording.keeps_page and self._config.keep_replay_page:
             self._replay_kept = recording.size
-        return self._decode(data_url)
+        png = self._decode(data_url)
+        return png, recording.json() if png is not None else None
 
     def _on_replay_crash(self, page: Page) -> None:
         if page is self._replay_page:
