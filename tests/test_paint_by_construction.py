@@ -12,10 +12,10 @@ import pytest
 from django.urls import reverse
 
 from sketches import gate
+from sketches.models import Render
 from sketches.renderer import RenderPool
 from sketches.renderer import record as recording
 from sketches.renderer.fidelity import picture_difference, same_picture
-from sketches.models import Render
 from sketches.rendering import OK, render_text
 from sketches.services import render_store, sketch_create
 from tests.conftest import SKETCHES_DIR, make_config
