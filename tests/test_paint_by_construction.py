@@ -200,6 +200,12 @@ class TestTheListIsBounded:
         assert outcome.status == OK, outcome.report()
         assert not same_picture(outcome.png, painting)  # the tip's stroke is painted
 
+    def test_a_list_too_long_to_read_is_refused_before_it_is_parsed(self):
+        raw = '{"frames": [[["canvas", 100, 100, 1], ["line", ' + "1," * 20_000_000 + "1]]]}"
+        with pytest.raises(recording.RecordRefused) as refused:
+            recording.check(raw, 1200)
+        assert refused.value.violation == recording.PAINT_OVER_BUDGET
+
     def test_a_list_naming_a_call_outside_the_vocabulary_is_refused(self):
         with pytest.raises(recording.RecordRefused) as refused:
             recording.check('{"frames": [[["canvas", 100, 100, 1], ["eval", "x"]]]}', 1200)

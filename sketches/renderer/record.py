@@ -44,6 +44,9 @@ MAX_CALLS = 50_000
 MAX_VALUES = 2_000_000
 # Shapes a custom tip may draw on its 100 x 100 surface.
 MAX_TIP_SHAPES = 200
+# The list as text: MAX_VALUES numbers of up to 16 characters. The recorder
+# keeps to MAX_VALUES; this bounds what reaches Python whatever the page did.
+MAX_RECORD_CHARS = 32_000_000
 
 # The budget for the painting itself, checked before it is drawn.
 # Brush weight and spacing bound a stroke's stamps: a custom brush of huge
@@ -133,6 +136,11 @@ def _object_call(name: str, allowed: tuple[str, ...], handles: set, args: list) 
 def check(raw: str, max_canvas_side: int) -> Recording:
     """The list in `raw` (recorder.js's JSON) if it may be painted; else
     RecordRefused naming the violation and the figure."""
+    if not isinstance(raw, str):
+        raise RecordRefused(BAD_RECORD, "the recording is not text")
+    if len(raw) > MAX_RECORD_CHARS:
+        raise RecordRefused(PAINT_OVER_BUDGET, f"a recording of {len(raw):,} characters "
+                                               f"(at most {MAX_RECORD_CHARS:,})")
     try:
         data = json.loads(raw)
         frames = data["frames"]
