@@ -85,11 +85,13 @@ def renderer_version_of(library_versions: dict[str, str], config: RendererConfig
     """The renderer_version stamped on renders made with these libraries and
     settings. The ways kept for comparisons only say so: SwiftShader masks
     (cpu_fill_masks=False) paint harness 2's washes, and lean_blend=False
-    p5.brush's own blend shader, paint_by_replay=False the sketch's own page."""
+    p5.brush's own blend shader, paint_by_replay=False the sketch's own page,
+    cpu_canvases_1x=True p5.brush 1.x's buffers on CPU canvases."""
     libs = " ".join(f"{name}@{version}" for name, version in sorted(library_versions.items()))
     ways = (("" if config.cpu_fill_masks else "+gpu-masks")
             + ("" if config.lean_blend else "+brush-blend")
-            + ("" if config.paint_by_replay else "+page-paint"))
+            + ("" if config.paint_by_replay else "+page-paint")
+            + ("+cpu-canvases-1x" if config.cpu_canvases_1x else ""))
     return f"harness/{HARNESS_VERSION}{ways} {libs}"
 
 

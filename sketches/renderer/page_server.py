@@ -15,7 +15,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 
-from ..brush_api import PLAIN_PRIMITIVES, paint_methods_for
+from ..brush_api import BRUSH_1, PLAIN_PRIMITIVES, paint_methods_for
 from . import record
 from .config import MAX_BUFFER_SIDE, MIN_PIXEL_DENSITY, RendererConfig
 from .libraries import (
@@ -105,13 +105,17 @@ def harness_script(config: RendererConfig, nonce: str | None = None,
         "silenceConsole": silence_console,
         "brushShaders": list(shader_sources(load_brush(config.library_dir, brush))),
     }
-    return speed_script(config, nonce) + inline_script("harness.js", harness_config, nonce)
+    return (speed_script(config, nonce, brush)
+            + inline_script("harness.js", harness_config, nonce))
 
 
-def speed_script(config: RendererConfig, nonce: str | None) -> str:
+def speed_script(config: RendererConfig, nonce: str | None, brush: str = DEFAULT_BRUSH) -> str:
     """paint_speed.js: before the harness and the libraries in every page
-    that paints with p5.brush."""
+    that paints with p5.brush; p5.brush 1.x's pages put its 2D buffers on
+    the CPU too (RendererConfig.cpu_canvases_1x)."""
+    cpu_canvases = config.cpu_canvases_1x and brush == BRUSH_1
     return inline_script("paint_speed.js", {"cpuFillMasks": config.cpu_fill_masks,
+                                            "cpuCanvases": cpu_canvases,
                                             "leanBlend": config.lean_blend}, nonce)
 
 

@@ -27,47 +27,55 @@
   // is edge coverage (the GPU canvas uses 4x MSAA, the CPU exact area).
   // Doing this in the page (not a browser flag) gives the editor's preview in
   // a curator's own Chrome, GPU or not, the picture the renderer makes.
-  const offscreenGetContext = OffscreenCanvas.prototype.getContext;
+  // p5.brush 1.x lays its fills on p5.Graphics buffers, ordinary 2D canvases
+  // (cfg.cpuCanvases, on its pages only): the same treatment for those.
   const weakGet = WeakMap.prototype.get;
   const weakSet = WeakMap.prototype.set;
-  if (cfg.cpuFillMasks) defineProperty(OffscreenCanvas.prototype, "getContext", {
-    value: function (type, options, ...rest) {
-      const kind = String(type);
-      if (kind === "2d") options = { ...options, willReadFrequently: true };
-      return apply(offscreenGetContext, this, [kind, options, ...rest]);
-    },
-    writable: false,
-    configurable: false,
-  });
-  const context2D = OffscreenCanvasRenderingContext2D.prototype;
-  const createLinearGradient = context2D.createLinearGradient;
   const addColorStop = CanvasGradient.prototype.addColorStop;
-  for (const prop of cfg.cpuFillMasks ? ["fillStyle", "strokeStyle"] : []) {
-    const native = Object.getOwnPropertyDescriptor(context2D, prop);
-    const shown = new WeakMap();  // context -> [the gradient set, the colour it stands for]
-    defineProperty(context2D, prop, {
-      get() {
-        const value = apply(native.get, this, []);
-        const entry = apply(weakGet, shown, [this]);
-        return entry && entry[0] === value ? entry[1] : value;
+  const onCpu = (canvasProto, context2D, configurable) => {
+    const getContext = canvasProto.getContext;
+    defineProperty(canvasProto, "getContext", {
+      value: function (type, options, ...rest) {
+        const kind = String(type);
+        if (kind === "2d") options = { ...options, willReadFrequently: true };
+        return apply(getContext, this, [kind, options, ...rest]);
       },
-      set(value) {
-        apply(native.set, this, [value]);
-        if (typeof value !== "string") return;
-        const parsed = apply(native.get, this, []);
-        if (typeof parsed !== "string") return;  // not a colour: ignored, as natively
-        // The stops take the colour as written: the serialised form rounds
-        // alpha to 8 bits, which is the error this avoids.
-        const gradient = apply(createLinearGradient, this, [0, 0, 1, 0]);
-        try {
-          apply(addColorStop, gradient, [0, value]);
-          apply(addColorStop, gradient, [1, value]);
-        } catch (e) { return; }
-        apply(native.set, this, [gradient]);
-        apply(weakSet, shown, [this, [gradient, parsed]]);
-      },
-      configurable: false,
+      writable: false,
+      // The sandbox's harness wraps HTMLCanvasElement's again and locks it.
+      configurable,
     });
+    const createLinearGradient = context2D.createLinearGradient;
+    for (const prop of ["fillStyle", "strokeStyle"]) {
+      const native = Object.getOwnPropertyDescriptor(context2D, prop);
+      const shown = new WeakMap();  // context -> [the gradient set, the colour it stands for]
+      defineProperty(context2D, prop, {
+        get() {
+          const value = apply(native.get, this, []);
+          const entry = apply(weakGet, shown, [this]);
+          return entry && entry[0] === value ? entry[1] : value;
+        },
+        set(value) {
+          apply(native.set, this, [value]);
+          if (typeof value !== "string") return;
+          const parsed = apply(native.get, this, []);
+          if (typeof parsed !== "string") return;  // not a colour: ignored, as natively
+          // The stops take the colour as written: the serialised form rounds
+          // alpha to 8 bits, which is the error this avoids.
+          const gradient = apply(createLinearGradient, this, [0, 0, 1, 0]);
+          try {
+            apply(addColorStop, gradient, [0, value]);
+            apply(addColorStop, gradient, [1, value]);
+          } catch (e) { return; }
+          apply(native.set, this, [gradient]);
+          apply(weakSet, shown, [this, [gradient, parsed]]);
+        },
+        configurable: false,
+      });
+    }
+  };
+  if (cfg.cpuFillMasks) onCpu(OffscreenCanvas.prototype, OffscreenCanvasRenderingContext2D.prototype, false);
+  if (cfg.cpuFillMasks && cfg.cpuCanvases) {
+    onCpu(HTMLCanvasElement.prototype, CanvasRenderingContext2D.prototype, true);
   }
 
   // p5.brush's blend pass, the same maths in fewer instructions. Every stroke
