@@ -76,6 +76,21 @@ class TestHonestPaintings:
         assert outcome.status == OK, outcome.report()
         assert same_picture(outcome.png, painting)
 
+    def test_an_instance_mode_sketch_is_painted(self, replay_pool):
+        outcome = render_text(replay_pool, """
+new p5((s) => {
+  s.setup = () => {
+    s.createCanvas(200, 200, s.WEBGL);
+    s.background("#f6f1e8");
+    brush.set("HB", "#222", 1);
+    for (let i = 0; i < 6; i++) brush.line(-80, -60 + i * 20, 80, -50 + i * 20);
+    s.noLoop();
+  };
+  s.draw = () => { brush.set("2B", "#a33", 1); brush.line(-80, 80, 80, 80); };
+});""", seed=3)
+        assert outcome.status == OK, outcome.report()
+        assert outcome.brush_call_counts == {"set": 2, "line": 7}
+
     def test_the_same_code_and_seed_paint_the_same_picture_twice(self, replay_pool):
         first = render_text(replay_pool, sketch(), seed=9)
         second = render_text(replay_pool, sketch(), seed=9)

@@ -1137,7 +1137,7 @@
       if (recorder !== null) recorder.frameEnd();
       state.webgl = mainWebGL();
       noteSize(p);
-      state.hasDraw = typeof window.draw === "function";
+      state.hasDraw = typeof window.draw === "function" || typeof p.draw === "function";
       state.phase = "setup_done";
       // With draw(), p5 runs it once even after noLoop() in setup(), so
       // postdraw captures; finishing here would capture an empty canvas.
@@ -1268,7 +1268,18 @@
     const script = createElement.call(document, "script");
     if (cfg.nonce) script.nonce = cfg.nonce;  // the page's CSP runs no untagged inline script
     script.textContent = code;
+    // Instance mode (`new p5(sketch)`): the sketch starts p5 itself, and the
+    // lifecycle hooks above see its instance as they see global mode's.
+    const P = window.p5;
+    let started = 0;
+    window.p5 = new Proxy(P, {
+      construct(target, args, newTarget) {
+        started += 1;
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
     appendChild.call(document.head, script);  // runs synchronously
+    if (typeof window.setup !== "function" && started > 0) return;
     if (typeof window.setup !== "function") {
       violate("no_setup", "no setup() function defined");
       finish();
