@@ -23,10 +23,9 @@
   const numberIsFinite = Number.isFinite;
   const ownKeys = Object.keys;
   const mathMin = Math.min;
-  const mathSqrt = Math.sqrt;
+  const mathRound = Math.round;
   const mathCos = Math.cos;
   const mathSin = Math.sin;
-  const mathAtan2 = Math.atan2;
   const PI = Math.PI;
   const stringSlice = String.prototype.slice;
   const arrayPush = Array.prototype.push;
@@ -274,16 +273,14 @@
   // Fields: built-in ones are the library's; a field the sketch adds runs its
   // generator here, on a grid of the library's shape (200 columns across twice
   // the canvas, p5.brush 2.2 createField), and the grid is recorded.
-  const fields = create(null);  // name -> {gen, angleMode}
-  const fieldNames = create(null);
-  for (const name of cfg.fieldNames) fieldNames[name] = true;
+  const fields = create(null);  // name -> {gen, made}
   let activeField = null;
   const fieldGrid = (name, t) => {
     const w = instance ? NativeNumber(instance.width) || 1 : 1;
     const h = instance ? NativeNumber(instance.height) || 1 : 1;
     const resolution = w * 0.01;
-    const columns = Math.round((2 * w) / resolution);
-    const rows = Math.round((2 * h) / resolution);
+    const columns = mathRound((2 * w) / resolution);
+    const rows = mathRound((2 * h) / resolution);
     const grid = [];
     for (let c = 0; c < columns; c += 1) push(grid, new Float32Array(rows));
     const made = fields[name].gen(t, grid);
