@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .lease import JobSuperseded, Lease
-from .models import JobStatus
+from .models import Job, JobStatus
 from .registry import JobKind, job_kind
 
 logger = logging.getLogger(__name__)
@@ -117,6 +117,18 @@ def job_run(*, kind: str | JobKind, pk: int, worker: str | None = None,
     if ended and (after := kind.run_after()) is not None:
         after(kind.model.objects.get(pk=pk))
     return Outcome(_status(kind, pk))
+
+
+def job_run_here(*, kind: str | JobKind, pk: int, worker: str | None = None,
+                 options: dict | None = None,
+                 on_progress: Callable[[dict], None] | None = None) -> Job:
+    """Run job `pk` of `kind` to its end in this process, as its worker would
+    (a management command, a test), and return its row as it is then: done,
+    failed or cancelled, or untouched where it had finished or another worker
+    holds it."""
+    kind = job_kind(kind) if isinstance(kind, str) else kind
+    job_run(kind=kind, pk=pk, worker=worker, options=options, on_progress=on_progress)
+    return kind.model.objects.get(pk=pk)
 
 
 def _status(kind: JobKind, pk: int) -> str:

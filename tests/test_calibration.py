@@ -277,7 +277,7 @@ class TestJob:
         """A policy whose rollouts all fail the gate has no win rate to
         measure: the job fails and says so (its body, run here in-process)."""
         from sketches.rendering import REJECTED, RenderOutcome
-        from training.calibration.worker import _nothing_rendered
+        from training.calibration.job import _nothing_rendered
 
         said = _nothing_rendered([RenderOutcome(REJECTED, ["no_code"], {})] * 3)
         assert "none of the policy's 3 rollouts rendered (no_code (3))" in said
@@ -336,7 +336,7 @@ class TestRecalibrator:
         """A resume from step 3 trains steps 4 on again: the calibration step
         4 measured goes with that step's rows, so the snapshot's page does not
         show it beside the one the resumed step 4 measures."""
-        from training.runs.worker import rows_discard
+        from training.runs.job import rows_discard
 
         rollouts = [rollout_from_render(r) for r in world.renders[:8]]
         recalibrator, _ = recalibrator_for(world, every=2)

@@ -14,6 +14,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from jobs.runner import job_run_here
 from jobs.services import CancelOutcome
 from sketches.rendering import render_text
 from tests.conftest import read_sketch
@@ -31,7 +32,6 @@ from training.models import (
 from training.optimiser import selectors, services
 from training.optimiser.adapter import Example, prompt_result
 from training.optimiser.services import OptimisationError
-from training.optimiser.worker import optimisation_execute
 from training.presets import SYSTEM_PROMPT
 from training.reward_signals import rollout_from_outcome, signal_context_for, signals_compute
 
@@ -257,7 +257,7 @@ class TestErrors:
         with FakeReflectionServer(api_key="sesame") as server:
             job = services.optimisation_launch(job=make_job(
                 policy, reflection_judge(server.url, api_key_env="GEPA_TEST_API_KEY")))
-            job = optimisation_execute(job_id=job.pk)
+            job = job_run_here(kind="prompt_optimisation", pk=job.pk)
             assert server.requests == []
         assert job.status == Status.FAILED
         assert "GEPA_TEST_API_KEY" in job.error and "not set on the train worker" in job.error
@@ -269,7 +269,7 @@ class TestErrors:
         with FakeReflectionServer(api_key="sesame") as server:
             job = services.optimisation_launch(job=make_job(
                 policy, reflection_judge(server.url, api_key_env="GEPA_TEST_API_KEY")))
-            job = optimisation_execute(job_id=job.pk)
+            job = job_run_here(kind="prompt_optimisation", pk=job.pk)
             url = server.url
         assert job.status == Status.FAILED
         assert f"fake-reflector at {url} did not answer: HTTP 401" in job.error
@@ -277,7 +277,7 @@ class TestErrors:
 
         # The server is gone now: nothing answers at its address.
         job = services.optimisation_launch(job=make_job(policy, reflection_judge(url)))
-        job = optimisation_execute(job_id=job.pk)
+        job = job_run_here(kind="prompt_optimisation", pk=job.pk)
         assert job.status == Status.FAILED
         assert "did not answer: connection error, after 1 tries" in job.error
 

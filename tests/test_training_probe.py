@@ -18,6 +18,7 @@ import random
 import pytest
 from django.urls import reverse
 
+from jobs.runner import job_run_here
 from pool.models import RewardModel
 from pool.reward import services as reward_services
 from sketches.models import Render, Sketch
@@ -38,7 +39,6 @@ from training.runs import services
 from training.runs.probe.plan import PROBE_EVERY, PROBE_PROMPTS, PROBE_SAMPLES, probe_prompts
 from training.runs.probe.selectors import probe_means
 from training.runs.services import RunError
-from training.runs.worker import run_execute
 
 Status = TrainingRun.Status
 # 120 toy renders: the judge holds out about 42, enough for the yardstick's
@@ -51,7 +51,7 @@ def yardstick_world():
     world = lab_world(count=WORLD_RENDERS)
     job = reward_services.reward_model_yardstick_create(reward_model=world.reward_model,
                                                         queue=False)
-    yardstick = reward_services.reward_model_train(reward_model_id=job.pk)
+    yardstick = job_run_here(kind="reward_model", pk=job.pk)
     assert yardstick.status == RewardModel.Status.DONE, yardstick.error
     return world, yardstick
 
@@ -149,7 +149,7 @@ class TestDefaults:
         for _ in range(2):
             job = reward_services.reward_model_yardstick_create(
                 reward_model=world.reward_model, queue=False)
-            yardsticks.append(reward_services.reward_model_train(reward_model_id=job.pk))
+            yardsticks.append(job_run_here(kind="reward_model", pk=job.pk))
         reward_services.reward_model_yardstick_create(reward_model=world.reward_model,
                                                       queue=False)  # queued: not chosen
         assert run_defaults()["yardstick"] == yardsticks[-1].pk
@@ -250,7 +250,7 @@ class TestOnTheTrainWorker:
             test_policy, max_steps=2, snapshot=world.snapshot, yardstick=yardstick,
             probe_every=every)) for every in (1, 0))
         for run in (probed, plain):
-            assert run_execute(run_id=run.pk).status == Status.DONE, fresh(run).error
+            assert job_run_here(kind="run", pk=run.pk).status == Status.DONE, fresh(run).error
         assert Probe.objects.filter(run=probed).count() == 3
         assert not Probe.objects.filter(run=plain).exists()
         assert rollout_codes(probed) == rollout_codes(plain) and len(rollout_codes(plain)) == 4

@@ -23,6 +23,7 @@ from django.db.models import Count
 from django.urls import reverse
 from django.utils import timezone
 
+from jobs.runner import job_run_here
 from sketches.models import Render, Sketch
 from tests.chromium_faults import chromium_that_dies_on_render
 from tests.conftest import read_sketch
@@ -47,7 +48,6 @@ from training.policy import run_dir
 from training.presets import SYSTEM_PROMPT
 from training.runs import services
 from training.runs.services import RunError
-from training.runs.worker import run_execute
 
 Status = TrainingRun.Status
 # A preference score no judge can give here (the local judge without a reward
@@ -303,7 +303,7 @@ class TestLaunch:
                                                snapshot=world.snapshot))
         assert run.dropped_signals == []
         RewardModel.objects.update(active=False)  # deactivated after the launch
-        run = run_execute(run_id=run.pk)
+        run = job_run_here(kind="run", pk=run.pk)
         assert run.status == Status.FAILED
         assert "since the launch, the judges can never answer preference" in run.error
         assert "no active reward model" in run.error and "resumed" in run.error
@@ -375,7 +375,7 @@ class TestStates:
         TrainingRun.objects.filter(pk=run.pk).update(
             status=Status.RUNNING, worker="elsewhere", heartbeat=timezone.now(),
             launched_config={"grpo": {}})
-        after = run_execute(run_id=run.pk)
+        after = job_run_here(kind="run", pk=run.pk)
         assert after.status == Status.RUNNING and after.worker == "elsewhere"
         with pytest.raises(RunError, match="is running"):
             services.run_resume(run=after)
@@ -383,7 +383,7 @@ class TestStates:
     def test_a_queued_run_cancels_at_once_and_never_trains(self, test_policy):
         run = services.run_launch(run=make_run(test_policy))
         assert "before it started" in services.run_cancel(run=run).message
-        after = run_execute(run_id=run.pk)
+        after = job_run_here(kind="run", pk=run.pk)
         assert after.status == Status.CANCELLED and after.started is None
 
     def test_a_stalled_run_can_be_cancelled_and_resumed(self, test_policy, settings,
@@ -405,7 +405,7 @@ class TestStates:
         shutil.copytree(test_policy, moved)
         run = services.run_launch(run=make_run(moved))
         shutil.rmtree(moved)  # gone by the time the worker loads it
-        after = run_execute(run_id=run.pk)  # returns: the worker lives on
+        after = job_run_here(kind="run", pk=run.pk)  # returns: the worker lives on
         assert after.status == Status.FAILED and after.finished is not None
         assert after.error.startswith("FileNotFoundError: no policy at")
         assert after.progress["stage"] == Status.FAILED
@@ -518,7 +518,7 @@ class TestLora:
 
         run = services.run_launch(run=make_run(test_policy, max_steps=4, save_steps=2,
                                                lora=True, lora_rank=4, beta=0.04))
-        run = run_execute(run_id=run.pk)  # in this process: no worker needed
+        run = job_run_here(kind="run", pk=run.pk)  # in this process: no worker needed
         assert run.status == Status.DONE, run.error
         assert TrainingStep.objects.get(run=run, step=2).metrics["kl"] is not None
         model, _ = policy_load(run.progress["final_policy"])
@@ -526,6 +526,6 @@ class TestLora:
 
         TrainingRun.objects.filter(pk=run.pk).update(status=Status.FAILED, checkpoint_step=2)
         services.run_resume(run=fresh(run))
-        run = run_execute(run_id=run.pk, resume=True)
+        run = job_run_here(kind="run", pk=run.pk, options={"resume": True})
         assert run.status == Status.DONE and run.progress["resumed_from"] == 2
         assert steps_of(run) == [1, 2, 3, 4] and Rollout.objects.filter(run=run).count() == 8

@@ -1,6 +1,6 @@
 """Measuring a calibration: each member of a snapshot against the policy's
 rendered rollouts, asked of the judge in batches (pool.calibration says who
-meets whom and how answers are summed). The job (worker.py) and a run that
+meets whom and how answers are summed). The job (job.py) and a run that
 re-calibrates as it trains (recalibrate.py) both measure here.
 
 Only rollouts that rendered count. A sketch the gate rejected scores 0 on

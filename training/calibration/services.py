@@ -1,7 +1,7 @@
 """Calibration jobs: launch (check the choices: a snapshot with members, a
 policy on disk, a judge that compares pictures; freeze them into the
 calibration's config, config.py; queue it on the train worker, which
-samples the policy, worker.py), cancel, and the per-member results a job or
+samples the policy, job.py), cancel, and the per-member results a job or
 a run's re-calibration stores. The band rule and the derive are the pool's
 (pool.calibration, pool.services.snapshot_derive).
 

@@ -6,7 +6,7 @@ prompt revision, which runs can use.
 
 A job's life is a run's: draft -> queued -> running -> done | failed |
 cancelled (jobs.services). A cancel stops a running job at its next
-evaluation (worker.py). Nothing here loads torch or gepa."""
+evaluation (job.py). Nothing here loads torch or gepa."""
 from __future__ import annotations
 
 from django.db import transaction

@@ -142,18 +142,6 @@ def model_build(tokenizer, *, size: str = "tiny", max_positions: int = 2048, see
     return model
 
 
-def policy_init(out_dir: str | Path, *, texts: Iterable[str], size: str = "tiny",
-                vocab_size: int = 4096, seed: int = 0) -> Path:
-    """Write an untrained policy (tokenizer + model) to `out_dir`."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    tokenizer = tokenizer_train(texts, vocab_size=vocab_size)
-    model = model_build(tokenizer, size=size, seed=seed)
-    tokenizer.save_pretrained(out)
-    model.save_pretrained(out)
-    return out
-
-
 def policy_exists(out_dir: str | Path) -> bool:
     return (Path(out_dir) / "config.json").exists()
 

@@ -12,7 +12,7 @@ from ..models import TrainingRun
 from ..sampling.device import device_choose
 from .callbacks import Lease
 from .config import GRPOConfig
-from .worker import run_train
+from .job import run_train
 
 logger = logging.getLogger("training.runs.rank_main")
 

@@ -1,12 +1,12 @@
 """Training runs' lifecycle: launch (validate, freeze what the run uses,
 queue), cancel, resume, clone, and which of those a run allows
-(run_actions). The task body that trains on the worker is worker.py; the
+(run_actions). The task body that trains on the worker is job.py; the
 checkpoint folders are checkpoints.py.
 
 A run's life: draft -> queued -> running -> done | failed | cancelled (every
 job's, jobs.services, with a draft before it); a failed, cancelled or
 stalled run may be resumed (queued again), continuing from its last
-checkpoint (worker.py says what a resume discards).
+checkpoint (job.py says what a resume discards).
 
 A rubric signal the run's judges can never answer (the local reward model
 asked about adherence, no active reward model, pairwise with no snapshot)

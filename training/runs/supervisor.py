@@ -2,7 +2,7 @@
 on training.runs.rank_main, keep its output in the run's log, watch it, and
 stop every process it started.
 
-The worker has claimed the run (worker.py); the processes write through that
+The worker has claimed the run (job.py); the processes write through that
 claim, the main one only (ranks.py), so the run's heartbeat is theirs and a
 hung training stalls the run as it would in one process. The worker never
 beats for them. It watches, once a second:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import gepa
 
 from jobs.lease import Lease
-from jobs.runner import Ending, JobStopped, Running, job_run
+from jobs.runner import Ending, JobStopped, Running
 
 from ..models import PromptCandidate, PromptOptimisation
 from ..reward_signals import signal_context_for, signals_unanswerable, unanswerable_text
@@ -53,13 +53,6 @@ from .reflection import ReflectionModel, ReflectionUnavailable
 
 logger = logging.getLogger(__name__)
 Status = PromptOptimisation.Status
-
-
-def optimisation_execute(*, job_id: int) -> PromptOptimisation:
-    """Run a queued job to its end in this process (what its worker runs: the
-    "prompt_optimisation" kind, training.kinds): done, failed or cancelled."""
-    job_run(kind="prompt_optimisation", pk=job_id)
-    return PromptOptimisation.objects.get(pk=job_id)
 
 
 def optimisation_body(running: Running) -> Ending:

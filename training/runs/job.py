@@ -31,7 +31,7 @@ from pathlib import Path
 from django.db import transaction
 from django.db.models import Q
 
-from jobs.runner import ENDED, Ending, Running, job_run
+from jobs.runner import ENDED, Ending, Running
 from sketches.models import Render, Sketch
 
 from ..models import Calibration, Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
@@ -49,15 +49,6 @@ from .supervisor import log_path, processes_train
 
 logger = logging.getLogger(__name__)
 Status = TrainingRun.Status
-
-
-def run_execute(*, run_id: int, resume: bool = False, worker: str | None = None) -> TrainingRun:
-    """Train a queued (or stalled) run to its end in this process (what its
-    worker runs: the "run" kind, training.kinds); ends done, failed or
-    cancelled. Continues from the run's last checkpoint whenever it has one
-    (`resume` only says why the task was sent)."""
-    job_run(kind="run", pk=run_id, worker=worker, options={"resume": resume})
-    return TrainingRun.objects.get(pk=run_id)
 
 
 def run_body(running: Running) -> Ending:
