@@ -31,6 +31,17 @@ def job_stale_s() -> float:
     return float(value)
 
 
+# A kind's time limit where it names none (an import, a reward model, a
+# replay): hours beyond the minutes these take, so only a job wedged for good
+# (a hung network read, a stuck library call) meets it, and its worker is
+# free the same day instead of never.
+DEFAULT_TIME_LIMIT_S = 6 * 3600.0
+# Between the soft limit (the body gets SoftTimeLimitExceeded and the job
+# fails saying so) and the hard one (Celery ends the worker's child process):
+# time for the body's `finally` blocks to stop what it started.
+TIME_LIMIT_GRACE_S = 120.0
+
+
 @dataclass(frozen=True)
 class JobKind:
     """One kind of job. `body(running) -> Ending` does the work (jobs.runner
@@ -53,6 +64,13 @@ class JobKind:
     failed_as_is: tuple[type[Exception], ...] = ()
     stale_s: Callable[[], float] = job_stale_s
     url_arg: str = "pk"  # a calibration is shown on its snapshot's page: "snapshot_id"
+    # The most seconds one delivery may run the body (DEFAULT_TIME_LIMIT_S says why).
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S
+
+    def task_limits(self) -> dict:
+        """Celery's time limits for this kind's task (jobs.dispatch sends them)."""
+        return {"soft_time_limit": self.time_limit_s,
+                "time_limit": self.time_limit_s + TIME_LIMIT_GRACE_S}
 
     def run_body(self) -> Callable:
         return import_string(self.body)
@@ -68,6 +86,9 @@ def job_kind_register(kind: JobKind) -> JobKind:
     """Add a kind (an app's ready()); registering the same one again (a
     second setup in one process) changes nothing, a second kind of that name
     or for that model is refused."""
+    if kind.time_limit_s <= 0:
+        raise ImproperlyConfigured(f"job kind {kind.name!r}: time_limit_s must be positive, "
+                                   f"got {kind.time_limit_s}")
     for other in _KINDS.values():
         if other != kind and (other.name == kind.name or other.model is kind.model):
             raise ImproperlyConfigured(f"job kind {kind.name!r} ({kind.model.__name__}) "

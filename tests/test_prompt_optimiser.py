@@ -17,8 +17,8 @@ from django.urls import reverse
 from jobs.runner import job_run_here
 from jobs.services import CancelOutcome
 from sketches.rendering import render_text
-from tests.conftest import read_sketch
 from tests.fake_reflection_server import FakeReflectionServer
+from tests.sketch_files import read_sketch
 from tests.workers import run_worker, wait_for
 from training.models import (
     Judge,
@@ -102,12 +102,6 @@ def assert_rejected_on_its_minibatch(proposal: PromptCandidate) -> None:
 
 
 @pytest.fixture
-def policy(request):
-    """The test policy (tests/policy_data.py), built once per session."""
-    return request.getfixturevalue("test_policy")
-
-
-@pytest.fixture
 def worker(media, transactional_db, settings):
     generator = run_worker("train", media, settings, env=WORKER_ENV)
     yield next(generator)
@@ -117,7 +111,7 @@ def worker(media, transactional_db, settings):
 @pytest.mark.worker
 class TestOnTheTrainWorker:
     def test_a_job_stores_its_candidates_and_the_feedback_reaches_the_reflection_model(
-            self, worker, policy, settings):
+            self, worker, test_policy, settings):
         """Whatever GEPA decides about each proposal: which ones it keeps rides on the
         test policy's samples, and so on the CPU's floating-point kernels, so this asserts
         what holds for every decision (each proposal stored once, as a candidate or as
@@ -125,7 +119,7 @@ class TestOnTheTrainWorker:
         construction."""
         with FakeReflectionServer() as server:
             job = services.optimisation_launch(job=make_job(
-                policy, reflection_judge(server.url)))
+                test_policy, reflection_judge(server.url)))
             wait_for(lambda: fresh(job).is_finished, timeout=300, worker=worker)
         job = fresh(job)
         assert job.status == Status.DONE, job.error
@@ -191,14 +185,14 @@ class TestOnTheTrainWorker:
                        for i in range(len(PROMPTS))) for c in candidates if c.on_front)
 
     def test_a_proposal_no_better_than_its_parent_is_stored_rejected_and_off_the_front(
-            self, worker, policy):
+            self, worker, test_policy):
         """The stand-in proposes its parent's text unchanged: the same samples,
         a tie on the minibatch, which GEPA rejects (it keeps only a rise). The
         seed's text has no trailing newline, as GEPA strips the text it reads
         back from the reflection model's answer."""
         with FakeReflectionServer(unchanged=True) as server:
             job = services.optimisation_launch(job=make_job(
-                policy, reflection_judge(server.url), seed_text=SYSTEM_PROMPT.strip(),
+                test_policy, reflection_judge(server.url), seed_text=SYSTEM_PROMPT.strip(),
                 max_metric_calls=6))
             wait_for(lambda: fresh(job).is_finished, timeout=300, worker=worker)
         job = fresh(job)
@@ -215,10 +209,10 @@ class TestOnTheTrainWorker:
             assert proposal.results == [seed.results[r["index"]] for r in proposal.results]
         assert selectors.candidate_best(job) == seed and seed.on_front
 
-    def test_cancel_stops_a_running_job_and_keeps_its_candidates(self, worker, policy):
+    def test_cancel_stops_a_running_job_and_keeps_its_candidates(self, worker, test_policy):
         with FakeReflectionServer() as server:
             job = services.optimisation_launch(job=make_job(
-                policy, reflection_judge(server.url), max_metric_calls=200))
+                test_policy, reflection_judge(server.url), max_metric_calls=200))
             wait_for(lambda: PromptCandidate.objects.filter(optimisation=job).exists(),
                      timeout=300, worker=worker)
             cancel = services.optimisation_cancel(job=job)
@@ -251,24 +245,24 @@ class TestFeedback:
 
 
 class TestErrors:
-    def test_a_missing_key_variable_fails_the_job_before_any_sampling(self, db, policy,
+    def test_a_missing_key_variable_fails_the_job_before_any_sampling(self, db, policy_folder,
                                                                       monkeypatch):
         monkeypatch.delenv("GEPA_TEST_API_KEY", raising=False)
         with FakeReflectionServer(api_key="sesame") as server:
             job = services.optimisation_launch(job=make_job(
-                policy, reflection_judge(server.url, api_key_env="GEPA_TEST_API_KEY")))
+                policy_folder, reflection_judge(server.url, api_key_env="GEPA_TEST_API_KEY")))
             job = job_run_here(kind="prompt_optimisation", pk=job.pk)
             assert server.requests == []
         assert job.status == Status.FAILED
         assert "GEPA_TEST_API_KEY" in job.error and "not set on the train worker" in job.error
         assert not PromptCandidate.objects.filter(optimisation=job).exists()
 
-    def test_a_wrong_key_or_a_dead_endpoint_fails_the_job_saying_so(self, db, policy,
+    def test_a_wrong_key_or_a_dead_endpoint_fails_the_job_saying_so(self, db, policy_folder,
                                                                     monkeypatch):
         monkeypatch.setenv("GEPA_TEST_API_KEY", "wrong")
         with FakeReflectionServer(api_key="sesame") as server:
             job = services.optimisation_launch(job=make_job(
-                policy, reflection_judge(server.url, api_key_env="GEPA_TEST_API_KEY")))
+                policy_folder, reflection_judge(server.url, api_key_env="GEPA_TEST_API_KEY")))
             job = job_run_here(kind="prompt_optimisation", pk=job.pk)
             url = server.url
         assert job.status == Status.FAILED
@@ -276,12 +270,12 @@ class TestErrors:
         assert "wrong" not in job.error  # the key itself is never shown
 
         # The server is gone now: nothing answers at its address.
-        job = services.optimisation_launch(job=make_job(policy, reflection_judge(url)))
+        job = services.optimisation_launch(job=make_job(policy_folder, reflection_judge(url)))
         job = job_run_here(kind="prompt_optimisation", pk=job.pk)
         assert job.status == Status.FAILED
         assert "did not answer: connection error, after 1 tries" in job.error
 
-    def test_a_launch_refuses_what_cannot_run_and_says_why(self, db, policy, tmp_path):
+    def test_a_launch_refuses_what_cannot_run_and_says_why(self, db, tmp_path):
         local = Judge.objects.create(name="local judge", backend="local")
         job = make_job(tmp_path / "none", local, max_metric_calls=3, minibatch_size=3)
         with pytest.raises(OptimisationError) as refused:
@@ -295,8 +289,8 @@ class TestErrors:
 
 
 class TestSaveAsRevision:
-    def test_a_candidate_becomes_the_next_revision_a_run_can_use(self, db, policy):
-        job = make_job(policy, reflection_judge("http://127.0.0.1:9/v1"))
+    def test_a_candidate_becomes_the_next_revision_a_run_can_use(self, db, policy_folder):
+        job = make_job(policy_folder, reflection_judge("http://127.0.0.1:9/v1"))
         seed = PromptCandidate.objects.create(optimisation=job, index=0, text=SYSTEM_PROMPT,
                                               iteration=0, mean_score=0.2)
         child = PromptCandidate.objects.create(optimisation=job, index=1, parent=seed,
@@ -320,10 +314,10 @@ class TestSaveAsRevision:
         assert run.system_prompt.text.endswith("No brush.watercolor.")
 
     def test_the_page_shows_the_front_and_the_best_and_saves_from_a_button(self, client, db,
-                                                                           policy):
+                                                                           policy_folder):
         staff = User.objects.create_superuser("admin", "a@example.com", "pw")
         client.force_login(staff)
-        job = make_job(policy, reflection_judge("http://127.0.0.1:9/v1"))
+        job = make_job(policy_folder, reflection_judge("http://127.0.0.1:9/v1"))
         seed = PromptCandidate.objects.create(
             optimisation=job, index=0, text="the seed prompt", iteration=0, mean_score=0.2,
             on_front=True, results=[{"prompt": p, "score": 0.2} for p in PROMPTS])

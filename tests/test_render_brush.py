@@ -19,8 +19,8 @@ from jobs.tasks import job_task
 from sketches import selectors, services
 from sketches.importing import ErrorCode, import_path
 from sketches.models import ImportJob, Render
-from tests.conftest import read_sketch
 from tests.run_data import WORKER_ENV
+from tests.sketch_files import read_sketch
 from tests.workers import TEST_REDIS_URL, broker_use, render_worker_start, render_worker_stop
 from training.runs.config import GRPOConfig, GRPOConfigError
 from training.sampling.renderers import run_renderer

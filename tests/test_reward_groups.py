@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 
 from sketches.models import Render
-from tests.conftest import read_sketch
 from tests.lab_data import lab_world
+from tests.sketch_files import read_sketch
 from training.models import Judge, PromptSet, Rollout, Rubric, SystemPrompt, TrainingRun
 from training.rubrics import PRESETS, signal_specs
 

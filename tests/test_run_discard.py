@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from django.db import transaction
-from training.runs.job import rows_discard
 
 from rating.services import curator_get_or_create, grade_record
 from sketches.models import Render
 from tests.run_data import run_create, steps_create
 from training.models import Rollout, TrainingRun, TrainingStep
+from training.runs.job import rows_discard
 
 pytestmark = pytest.mark.django_db
 

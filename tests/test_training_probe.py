@@ -22,7 +22,6 @@ from jobs.runner import job_run_here
 from pool.models import RewardModel
 from pool.reward import services as reward_services
 from sketches.models import Render, Sketch
-from tests.conftest import read_sketch
 from tests.lab_data import lab_world
 from tests.rating_data import curator_create
 from tests.reward_data import toy_render
@@ -33,6 +32,7 @@ from tests.run_data import (
     train_worker_start,
     worker_stop,
 )
+from tests.sketch_files import read_sketch
 from tests.workers import wait_for
 from training.models import Judge, Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
 from training.runs import services
@@ -70,8 +70,8 @@ def rollout_codes(run: TrainingRun) -> dict[tuple[int, int, int], str]:
 
 @pytest.mark.django_db
 class TestLaunch:
-    def test_a_probe_without_a_yardstick_is_refused_with_the_way_out(self, test_policy):
-        run = make_run(test_policy, probe_every=5)
+    def test_a_probe_without_a_yardstick_is_refused_with_the_way_out(self, policy_folder):
+        run = make_run(policy_folder, probe_every=5)
         with pytest.raises(RunError) as error:
             services.run_launch(run=run)
         message = str(error.value)
@@ -82,7 +82,7 @@ class TestLaunch:
         assert fresh(run).status == Status.DRAFT
 
     def test_a_yardstick_must_be_finished_disjoint_from_the_judges_model_with_a_pool(
-            self, media, test_policy):
+            self, media, policy_folder):
         world, yardstick = yardstick_world()
         judge = world.reward_model
         # The judge's own model, and an ordinary model trained on the same grades.
@@ -92,23 +92,23 @@ class TestLaunch:
                         f"v{judge.version}, the reward model the run's local judge uses"),
                 (ordinary, f"the yardstick, reward model v{ordinary.version}, is queued: "
                            "wait until it has trained")):
-            run = make_run(test_policy, probe_every=5, yardstick=chosen, snapshot=world.snapshot)
+            run = make_run(policy_folder, probe_every=5, yardstick=chosen, snapshot=world.snapshot)
             with pytest.raises(RunError, match=expected):
                 services.run_launch(run=run)
-        no_pool = make_run(test_policy, probe_every=5, yardstick=yardstick)
+        no_pool = make_run(policy_folder, probe_every=5, yardstick=yardstick)
         assert services.run_problems(no_pool) == [
             "the probe scores each sample against references from the run's pool snapshot: "
             "choose a snapshot that has members"]
         # A judge that is not the local reward model takes any finished yardstick.
         vision = Judge.objects.create(name="vision", backend="openai")
-        other = make_run(test_policy, probe_every=5, yardstick=judge, snapshot=world.snapshot)
+        other = make_run(policy_folder, probe_every=5, yardstick=judge, snapshot=world.snapshot)
         TrainingRun.objects.filter(pk=other.pk).update(judge=vision, scorer=vision)
         assert services.run_problems(fresh(other)) == []
 
-    def test_launch_freezes_the_probe_and_a_clone_copies_it(self, media, test_policy,
+    def test_launch_freezes_the_probe_and_a_clone_copies_it(self, media, policy_folder,
                                                             ):
         world, yardstick = yardstick_world()
-        run = services.run_launch(run=make_run(test_policy, probe_every=3, seed=7,
+        run = services.run_launch(run=make_run(policy_folder, probe_every=3, seed=7,
                                                yardstick=yardstick, snapshot=world.snapshot))
         probe = run.launched_config["probe"]
         members = dict(world.snapshot.members.values_list("pk", "render_id"))
@@ -123,7 +123,7 @@ class TestLaunch:
         clone = services.run_clone(run=run)
         assert (clone.probe_every, clone.yardstick) == (3, yardstick)
         # Without a probe, nothing is frozen for one.
-        plain = services.run_launch(run=make_run(test_policy))
+        plain = services.run_launch(run=make_run(policy_folder))
         assert plain.launched_config["probe"] is None
 
     def test_the_probe_prompts_are_spread_over_the_prompt_set(self):
