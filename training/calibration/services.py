@@ -2,8 +2,9 @@
 policy on disk, a judge that compares pictures; freeze them into the
 calibration's config, config.py; queue it on the train worker, which
 samples the policy, job.py), cancel, and the per-member results a job or
-a run's re-calibration stores. The band rule and the derive are the pool's
-(pool.calibration, pool.services.snapshot_derive).
+a run's re-calibration stores, and a snapshot of the members in a band
+(the band rule is pool.calibration's; the pool freezes the members it is
+given, pool.services.snapshot_derive).
 
 Nothing here loads torch."""
 from __future__ import annotations
@@ -16,8 +17,9 @@ from django.utils import timezone
 
 from jobs.dispatch import job_enqueue
 from jobs.services import Cancel, job_cancel
-from pool.calibration import PER_MEMBER, WinRate
+from pool.calibration import PER_MEMBER, CalibrationError, WinRate, band_problems, in_band
 from pool.models import PoolSnapshot
+from pool.services import snapshot_derive
 
 from ..judges import JudgeUnavailable, judge_backend
 from ..judges.base import COMPARE_Q
@@ -130,6 +132,42 @@ def calibration_cancel(*, calibration: Calibration) -> Cancel:
     """Stop a calibration (jobs.services.job_cancel): a queued one at once, a
     running one between two prompts or two batches of comparisons."""
     return job_cancel(job=calibration)
+
+
+def calibration_snapshot_derive(*, calibration: Calibration, low: float, high: float,
+                                name: str, note: str = "", user=None) -> PoolSnapshot:
+    """Freeze a new snapshot of the calibrated snapshot's members whose win
+    rate in `calibration` is in [low, high], recorded as derived from it with
+    the calibration, its policy and judge, and the band. CalibrationError
+    says why a band keeps nothing; pool.services.PoolError, why the name
+    will not do."""
+    if calibration.status != Calibration.Status.DONE:
+        raise CalibrationError(f"calibration {calibration.pk} is {calibration.status}: only a "
+                               "finished one says which references to keep")
+    if problems := band_problems(low, high):
+        raise CalibrationError(problems[0])
+    parent = calibration.snapshot
+    rates = dict(calibration.win_rates.values_list("member_id", "win_rate"))
+    kept = [m for m, rate in rates.items() if in_band(rate, low, high)]
+    if not kept:
+        raise CalibrationError(f"no member of {parent.name!r} has a win rate from {low:g} to "
+                               f"{high:g} in calibration {calibration.pk}: widen the band")
+    policy = calibration.config.get("policy", {})
+    judge = calibration.config.get("judge", {})
+    return snapshot_derive(
+        parent=parent, member_ids=kept, name=name, note=note, user=user, derivation={
+            "calibration": calibration.pk, "band": [low, high], "policy": policy,
+            "judge": judge, "of": len(rates),
+            "summary": derivation_summary(calibration.pk, low, high, policy, judge)})
+
+
+def derivation_summary(calibration_id: int, low: float, high: float, policy: dict,
+                       judge: dict) -> str:
+    """How a calibrated snapshot's members were kept, finishing its page's
+    sentence "the N of its M members ...". (Migration pool 0008 wrote it the
+    same way for the snapshots derived before it was stored.)"""
+    return (f"that {policy.get('label') or 'the policy'} beat from {low:g} to {high:g} of the "
+            f"time, judged by {judge.get('name') or 'its judge'} (calibration {calibration_id})")
 
 
 def calibration_results_store(*, calibration_id: int, rates: Sequence[WinRate]) -> None:
