@@ -16,9 +16,9 @@ from pathlib import Path
 from training.policy.build import policy_bootstrap
 from training.policy.sft import SftConfig
 
-# Measured here (2 shared cores): 200 sketches, a 4,096-token vocabulary (so
-# replies stay near 140 tokens) and 60 steps of 8 build the policy in about
-# 8 s (3 s of SFT), loss 8.3 -> 5.8.
+# 200 sketches, a 4,096-token vocabulary (so replies stay near 140 tokens) and
+# 60 steps of 8: a build of seconds whose loss still falls (docs/benchmarks.md,
+# "Measured constants").
 TEST_POLICY = {"count": 200, "vocab_size": 4096, "steps": 60, "batch_size": 8}
 
 

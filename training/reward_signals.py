@@ -71,11 +71,10 @@ class Rollout:
     tokens: int | None = None  # the policy's own count, when there is one
     # The GRPO group's key: rollouts that share it face the same references, so
     # identical code in a group earns an identical reward, and a draw's luck
-    # (an easy reference) cancels in the advantage. Measured on 24 groups of 8
-    # stored renders with the local judge (benchmarks/reference_noise.py,
-    # 2026-12-03): a draw's advantages correlate 0.996 with the expected ones
-    # when shared, 0.917 when drawn per rollout, and rank the truly best
-    # rollout first 100 % of the time against 71 %. "" for one alone.
+    # (an easy reference) cancels in the advantage: shared draws hold the
+    # expected advantages far more closely than draws per rollout
+    # (benchmarks/reference_noise.py; its figures in docs/benchmarks.md).
+    # "" for one alone.
     group: str = ""
 
     @property
