@@ -31,6 +31,7 @@ from training.models import (
 )
 from training.optimiser import selectors, services
 from training.optimiser.adapter import Example, prompt_result
+from training.optimiser.config import OptimisationConfig
 from training.optimiser.services import OptimisationError
 from training.presets import SYSTEM_PROMPT
 from training.reward_signals import rollout_from_outcome, signal_context_for, signals_compute
@@ -286,6 +287,31 @@ class TestErrors:
         assert "minibatch_size 3 must be between 1 and the prompt set's 2 prompts" in message
         assert "max_metric_calls 3 leaves no iteration" in message
         assert fresh(job).status == Status.DRAFT
+
+
+class TestSettingsFrozenAtLaunch:
+    """A run's GRPO settings were frozen at its launch and the optimiser's
+    worker read its live row: now both run with what they were launched with."""
+
+    def test_a_row_edited_after_the_launch_changes_nothing_about_the_job(
+            self, db, policy_folder, django_capture_on_commit_callbacks):
+        job = make_job(policy_folder, reflection_judge("http://127.0.0.1:9/v1"),
+                       max_metric_calls=12, seed=4)
+        with django_capture_on_commit_callbacks():
+            job = services.optimisation_launch(job=job)
+        launched = OptimisationConfig.launched(job)
+        PromptOptimisation.objects.filter(pk=job.pk).update(
+            max_metric_calls=99, minibatch_size=1, samples_per_prompt=7, seed=5, temperature=0.5)
+        assert OptimisationConfig.launched(fresh(job)) == launched
+        assert (launched.max_metric_calls, launched.seed) == (12, 4)
+        assert job.launched_config["settings"] == launched.to_dict()
+
+    def test_a_job_launched_before_settings_were_frozen_runs_with_its_row(
+            self, db, policy_folder):
+        job = make_job(policy_folder, reflection_judge("http://127.0.0.1:9/v1"))
+        PromptOptimisation.objects.filter(pk=job.pk).update(
+            status=Status.QUEUED, launched_config={"prompts": PROMPTS})
+        assert OptimisationConfig.launched(fresh(job)) == OptimisationConfig.of(job)
 
 
 class TestSaveAsRevision:
