@@ -1,4 +1,4 @@
-"""Reference calibration (pool.calibration, training.calibration): who meets
+"""Reference calibration (pool.band, training.calibration): who meets
 whom, how answers become win rates, which members a band keeps, a
 calibrated snapshot derived from them, the launch's refusals, the job on a
 real train worker, and the snapshot page. The judge is the local reward
@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from pool.calibration import (
+from pool.band import (
     BAND,
     CalibrationError,
     WinRate,
@@ -20,7 +20,7 @@ from pool.calibration import (
     win_rates_sum,
 )
 from pool.models import PoolMember, PoolSnapshot
-from pool.sampling import references_sample
+from pool.references import references_sample
 from pool.services import PoolError
 from tests.lab_data import lab_world
 from tests.run_data import make_run

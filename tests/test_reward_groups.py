@@ -41,7 +41,7 @@ class TestOneSeedAndOneDrawOfReferencesPerGroup:
     def rubric_reward(self, media, render_pool):
         from training.judges.local import LocalRewardModelJudge
         from training.reward_signals import SignalContext
-        from training.runs.callbacks import Lease, StepBook
+        from training.runs.callbacks import RunLease, StepBook
         from training.runs.rewards import RubricReward
         from training.sampling.renderers import ProcessRenderer
 
@@ -55,7 +55,7 @@ class TestOneSeedAndOneDrawOfReferencesPerGroup:
             context=SignalContext(judge=judge, scorer=judge, snapshot=world.snapshot,
                                   seed=SEED),
             num_generations=GENERATIONS, scale_rewards="group", seed=SEED,
-            renderer=ProcessRenderer(render_pool), lease=Lease(run.pk, "here"), book=book)
+            renderer=ProcessRenderer(render_pool), lease=RunLease(run.pk, "here"), book=book)
         return reward, run
 
     @staticmethod

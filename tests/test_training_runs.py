@@ -431,7 +431,7 @@ class TestRewardFunction:
         from training.policy.chat import assistant_text
         from training.reward_signals import SignalContext
         from training.rubrics import signal_specs
-        from training.runs.callbacks import Lease, StepBook
+        from training.runs.callbacks import RunLease, StepBook
         from training.runs.rewards import RubricReward, render_seed
         from training.sampling.renderers import ProcessRenderer
 
@@ -447,7 +447,7 @@ class TestRewardFunction:
             run_id=run.pk, specs=specs,
             context=SignalContext(judge=None, scorer=None), num_generations=2,
             scale_rewards="group", seed=7, renderer=ProcessRenderer(render_pool),
-            lease=Lease(run.pk, "here"), book=book)
+            lease=RunLease(run.pk, "here"), book=book)
         lines = assistant_text(read_sketch("good/lines.js"))
         texts = [lines, "no sketch in this reply", lines, lines]
         totals = reward(prompts=[[{"role": "user", "content": p}] for p in "aabb"],

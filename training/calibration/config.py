@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pool.calibration import PER_MEMBER
+from pool.band import PER_MEMBER
 
-from ..configs import ConfigError, setting
+from ..config_base import ConfigError, setting
 from ..sampling.conf import RENDERS
 from ..sampling.config import SamplingConfig
 

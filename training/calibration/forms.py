@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from pool.calibration import PER_MEMBER
+from pool.band import PER_MEMBER
 from pool.forms import dated_placeholder
 from pool.models import PoolSnapshot
 

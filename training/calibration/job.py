@@ -15,7 +15,7 @@ from collections import Counter
 
 from jobs.lease import Lease
 from jobs.runner import Ending, Running
-from pool.calibration import BAND, rates_summary
+from pool.band import BAND, rates_summary
 from sketches.rendering import OK
 
 from ..judges import Picture, judge_backend

@@ -4,7 +4,7 @@ the band, staff's form to freeze the members in the band, and each member's
 win rate on its tile."""
 from __future__ import annotations
 
-from pool.calibration import BAND
+from pool.band import BAND
 from pool.models import PoolSnapshot
 from pool.snapshot_panels import MemberBadge, SnapshotPanel
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from jobs.models import JobStatus
-from pool.calibration import BAND, RatesSummary, in_band, rates_summary
+from pool.band import BAND, RatesSummary, in_band, rates_summary
 from pool.models import PoolSnapshot
 
 from ..models import Calibration, MemberWinRate

@@ -3,7 +3,7 @@ policy on disk, a judge that compares pictures; freeze them into the
 calibration's config, config.py; queue it on the train worker, which
 samples the policy, job.py), cancel, and the per-member results a job or
 a run's re-calibration stores, and a snapshot of the members in a band
-(the band rule is pool.calibration's; the pool freezes the members it is
+(the band rule is pool.band's; the pool freezes the members it is
 given, pool.services.snapshot_derive).
 
 Nothing here loads torch."""
@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from jobs.dispatch import job_enqueue
 from jobs.services import Cancel, job_cancel
-from pool.calibration import PER_MEMBER, CalibrationError, WinRate, band_problems, in_band
+from pool.band import PER_MEMBER, CalibrationError, WinRate, band_problems, in_band
 from pool.models import PoolSnapshot
 from pool.services import snapshot_derive
 
@@ -171,7 +171,7 @@ def derivation_summary(calibration_id: int, low: float, high: float, policy: dic
 
 
 def calibration_results_store(*, calibration_id: int, rates: Sequence[WinRate]) -> None:
-    """A calibration's per-member results (pool.calibration.win_rates_sum),
+    """A calibration's per-member results (pool.band.win_rates_sum),
     replacing any stored before (a redelivered job measures again)."""
     with transaction.atomic():
         MemberWinRate.objects.filter(calibration_id=calibration_id).delete()

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from pool.calibration import CalibrationError
+from pool.band import CalibrationError
 from pool.models import PoolSnapshot
 from pool.services import PoolError
 from pool.views import form_errors, snapshot_page

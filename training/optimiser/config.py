@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..configs import ConfigError, setting
+from ..config_base import ConfigError, setting
 from ..sampling.config import SamplingConfig
 
 BUDGET = "Reflection and budget"

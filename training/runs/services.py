@@ -40,14 +40,14 @@ from ..reward_signals import signal_context_for, signals_unanswerable, unanswera
 from ..rubrics import RubricError, signal_specs, specs_kept
 from ..sampling.launch import judge_launched, package_versions, policy_missing
 from . import conf
-from .config import GRPOConfig, GRPOConfigError
+from .config import RunConfig, RunConfigError
 from .probe.plan import probe_launched, probe_problems
 
 logger = logging.getLogger(__name__)
 Status = TrainingRun.Status
 
 # The GRPO settings a launch freezes (and a clone copies).
-GRPO_FIELDS = GRPOConfig.names()
+GRPO_FIELDS = RunConfig.names()
 # What a clone copies besides the GRPO settings.
 CHOICE_FIELDS = ("base_model", "prompt_set", "system_prompt", "rubric", "snapshot", "judge",
                  "scorer", "drop_unanswerable", "yardstick", "probe_every", "recalibrate_every",
@@ -157,13 +157,13 @@ REAL_CHECKPOINT_PARAMETERS = 100_000_000
 
 
 def _grpo_problems(run: TrainingRun) -> list[str]:
-    """The GRPO settings' own checks (config.GRPOConfig), the packages they
+    """The GRPO settings' own checks (config.RunConfig), the packages they
     need (LoRA's peft is pinned in requirements.txt; vLLM and the trackers
     are the user's to install), and a learning rate meant for the built-in
     policy on a real checkpoint with LoRA."""
     try:
-        grpo = GRPOConfig.from_run(run)
-    except GRPOConfigError as error:
+        grpo = RunConfig.from_run(run)
+    except RunConfigError as error:
         return list(error.problems)
     problems = grpo.packages_missing()
     path = policy_path(run.base_model)
@@ -187,7 +187,7 @@ def launched_config(run: TrainingRun, user=None) -> dict:
         **launched_choices(run),
         "system_prompt": {"id": run.system_prompt.pk, "label": str(run.system_prompt),
                           "text": run.system_prompt.text},
-        "grpo": GRPOConfig.from_run(run).to_dict(),
+        "grpo": RunConfig.from_run(run).to_dict(),
         "probe": probe_launched(run),
         "recalibration": recalibration_launched(run),
         "versions": package_versions(PACKAGES),
