@@ -12,10 +12,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from jobs.dispatch import job_enqueue
 from jobs.models import LIVE
 from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live
 
+from ..launch import draft_launch
 from ..models import PromptCandidate, PromptOptimisation, SystemPrompt
 from ..rubrics import signal_specs
 from ..runs.services import choice_problems, launched_choices, run_unanswerable
@@ -38,23 +38,14 @@ class OptimisationError(ValueError):
 def optimisation_launch(*, job: PromptOptimisation, user=None) -> PromptOptimisation:
     """Check a draft, freeze what it will use into launched_config, and queue
     it on the train queue once the transaction commits."""
-    if job.status != Status.DRAFT:
-        raise OptimisationError(f"{job} is {job.status}, not a draft: only a draft is launched")
-    problems = optimisation_problems(job)
-    if problems:
-        raise OptimisationError(f"{job} cannot be launched: " + "; ".join(problems))
-    dropped = run_unanswerable(job, signal_specs(job.rubric.signals))
-    with transaction.atomic():
-        launched = PromptOptimisation.objects.filter(pk=job.pk, status=Status.DRAFT).update(
-            status=Status.QUEUED, launched_config=launched_config(job, user),
-            dropped_signals=dropped, cancel_requested=False, error="",
-            progress={"stage": "queued", "metric_calls": 0,
-                      "max_metric_calls": job.max_metric_calls})
-        if not launched:
-            raise OptimisationError(f"{job} was launched meanwhile")
-        job_enqueue(job=job)
-    job.refresh_from_db()
-    return job
+    problems = optimisation_problems(job) if job.status == Status.DRAFT else []
+    return draft_launch(
+        job=job, problems=problems, error=OptimisationError,
+        frozen=lambda: {
+            "launched_config": launched_config(job, user),
+            "dropped_signals": run_unanswerable(job, signal_specs(job.rubric.signals)),
+            "progress": {"stage": "queued", "metric_calls": 0,
+                         "max_metric_calls": job.max_metric_calls}})
 
 
 def optimisation_problems(job: PromptOptimisation) -> list[str]:

@@ -33,6 +33,7 @@ from jobs.models import LIVE
 from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live, job_stop
 
 from ..calibration.recalibrate import recalibration_launched, recalibration_problems
+from ..launch import draft_launch
 from ..models import Rubric, TrainingRun
 from ..policy import policy_parameters, policy_path
 from ..policy.build import policy_exists
@@ -68,25 +69,15 @@ class RunError(ValueError):
 def run_launch(*, run: TrainingRun, user=None) -> TrainingRun:
     """Check a draft run, freeze what it will use into launched_config, and
     queue it on the train queue once the transaction commits."""
-    if run.status != Status.DRAFT:
-        raise RunError(f"{run} is {run.status}, not a draft: only a draft is launched "
-                       "(clone it to run it again, or resume it)")
-    problems = run_problems(run)
-    if problems:
-        raise RunError(f"{run} cannot be launched: " + "; ".join(problems))
-    config = launched_config(run, user)
-    dropped = run_unanswerable(run, signal_specs(run.rubric.signals))
-    with transaction.atomic():
-        launched = TrainingRun.objects.filter(pk=run.pk, status=Status.DRAFT).update(
-            status=Status.QUEUED, launched_config=config, dropped_signals=dropped,
-            cancel_requested=False, error="",
-            checkpoint_step=0, progress={"stage": "queued", "step": 0,
-                                         "max_steps": run.max_steps})
-        if not launched:
-            raise RunError(f"{run} was launched meanwhile")
-        _queue(run, resume=False)
-    run.refresh_from_db()
-    return run
+    problems = run_problems(run) if run.status == Status.DRAFT else []
+    return draft_launch(
+        job=run, problems=problems, error=RunError, resume=False,
+        not_draft=" (clone it to run it again, or resume it)",
+        frozen=lambda: {
+            "launched_config": launched_config(run, user),
+            "dropped_signals": run_unanswerable(run, signal_specs(run.rubric.signals)),
+            "checkpoint_step": 0,
+            "progress": {"stage": "queued", "step": 0, "max_steps": run.max_steps}})
 
 
 def run_problems(run: TrainingRun) -> list[str]:
