@@ -43,6 +43,32 @@ TIME_LIMIT_GRACE_S = 120.0
 
 
 @dataclass(frozen=True)
+class JobProgress:
+    """How far a job has got, as the jobs page shows it: units done of a
+    total (None: it does not count them), and, where its worker measures its
+    own pace (`paced`: a run times its steps), the seconds left it measured
+    (None: too few units yet)."""
+
+    done: float | None = None
+    total: float | None = None
+    eta_s: float | None = None
+    paced: bool = False
+
+
+# The units a kind's progress counts by default: (done, total) keys.
+COUNTED = (("epoch", "max_epochs"), ("done", "total"))
+
+
+def progress_counted(job: Job) -> JobProgress:
+    """A job's progress where it counts units under one of COUNTED's keys."""
+    progress = job.progress or {}
+    for done, total in COUNTED:
+        if isinstance(progress.get(done), (int, float)) and progress.get(total):
+            return JobProgress(progress[done], progress[total])
+    return JobProgress()
+
+
+@dataclass(frozen=True)
 class JobKind:
     """One kind of job. `body(running) -> Ending` does the work (jobs.runner
     says what it may raise); `stopping` finishes the sentence "<job> ..." a
@@ -66,11 +92,17 @@ class JobKind:
     url_arg: str = "pk"  # a calibration is shown on its snapshot's page: "snapshot_id"
     # The most seconds one delivery may run the body (DEFAULT_TIME_LIMIT_S says why).
     time_limit_s: float = DEFAULT_TIME_LIMIT_S
+    # Dotted path of `job -> JobProgress` (None: progress_counted).
+    progress: str | None = None
 
     def task_limits(self) -> dict:
         """Celery's time limits for this kind's task (jobs.dispatch sends them)."""
         return {"soft_time_limit": self.time_limit_s,
                 "time_limit": self.time_limit_s + TIME_LIMIT_GRACE_S}
+
+    def progress_of(self, job: Job) -> JobProgress:
+        """How far `job` has got, by the kind's own reading of its progress."""
+        return (import_string(self.progress) if self.progress else progress_counted)(job)
 
     def run_body(self) -> Callable:
         return import_string(self.body)

@@ -13,6 +13,7 @@ REPLAY = job_kind_register(JobKind(
 RUN = job_kind_register(JobKind(
     name="run", label="Training run", model=TrainingRun, queue="train",
     url_name="training:run", body="training.runs.job.run_body",
+    progress="training.runs.presenters.run_job_progress",
     stopping="will stop at the end of its current step and save a checkpoint",
     stale_s=stale_s,
     # A run's length is its max_steps: no bound fits every run, so this one
