@@ -289,6 +289,19 @@ class TestLaunch:
             assert expected in said
         assert not Calibration.objects.exists()
 
+    def test_any_sampling_setting_may_be_chosen_and_nothing_else(
+            self, world, policy_folder, django_capture_on_commit_callbacks):
+        with django_capture_on_commit_callbacks():
+            calibration = calibration_launch(
+                snapshot=world.snapshot, base_model=str(policy_folder), temperature=0.7,
+                chat_template_kwargs={"enable_thinking": False}, max_completion_length=None)
+        config = calibration.config
+        assert (config["temperature"], config["chat_template_kwargs"]) == (
+            0.7, {"enable_thinking": False})
+        assert config["max_completion_length"] == 512  # None: a new run's default
+        with pytest.raises(TypeError, match=r"not sampling's: \['top_p'\]"):
+            calibration_launch(snapshot=world.snapshot, base_model=str(policy_folder), top_p=0.9)
+
 
 @pytest.fixture
 def worker(media, transactional_db, settings):

@@ -41,13 +41,16 @@ def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None
                        base_model: str = "", judge: Judge | None = None,
                        prompt_set: PromptSet | None = None,
                        system_prompt: SystemPrompt | None = None, samples_per_prompt: int = 4,
-                       per_member: int = PER_MEMBER, max_completion_length: int | None = None,
-                       temperature: float | None = None, seed: int = 0,
-                       chat_template_kwargs: dict | None = None, user=None) -> Calibration:
+                       per_member: int = PER_MEMBER, seed: int = 0, user=None,
+                       **sampling) -> Calibration:
     """Check, freeze and queue a calibration of `snapshot` against a policy:
     `run`'s trained policy, else the checkpoint folder `base_model`, else the
     built-in one. A choice left None is the run's (its judge, prompts, system
-    prompt and sampling), else the preset's. Refused with every reason at once."""
+    prompt and sampling), else the preset's; `sampling` sets any of
+    SamplingConfig's settings. Refused with every reason at once."""
+    if unknown := set(sampling) - set(SamplingConfig.names()):
+        raise TypeError(f"calibration_launch() got settings that are not sampling's: "
+                        f"{sorted(unknown)}")
     policy = calibration_policy(run=run, base_model=base_model)
     judge = judge or (run.judge if run else Judge.objects.filter(name=LOCAL_JUDGE).first())
     prompt_set = prompt_set or (run.prompt_set if run else
@@ -60,10 +63,8 @@ def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None
     if missing:
         raise CalibrationLaunchError("the calibration cannot be launched: " + "; ".join(missing))
     # A choice left None: the run's sampling, else a new run's defaults.
-    sampling = SamplingConfig.of(run or TrainingRun()).to_dict()
-    chosen = {"max_completion_length": max_completion_length, "temperature": temperature,
-              "chat_template_kwargs": chat_template_kwargs}
-    sampling.update({name: value for name, value in chosen.items() if value is not None})
+    sampling = {**SamplingConfig.of(run or TrainingRun()).to_dict(),
+                **{name: value for name, value in sampling.items() if value is not None}}
     problems = []
     try:
         config = CalibrationConfig(
