@@ -108,7 +108,8 @@ def world_build(count: int, *, yardstick: bool, gold: bool = False) -> None:
     train and activate a reward model, freeze a snapshot; with `yardstick`,
     also train a yardstick on the grades the model held out; with `gold`,
     register the gold judge instead (built first where it is missing)."""
-    from pool.reward.services import reward_model_activate, reward_model_create, reward_model_train
+    from jobs.runner import job_run_here
+    from pool.reward.services import reward_model_activate, reward_model_create
     from pool.reward.simulated import grades_simulate
     from pool.services import snapshot_freeze
     from sketches import selectors, services
@@ -120,7 +121,7 @@ def world_build(count: int, *, yardstick: bool, gold: bool = False) -> None:
     services.renders_execute_bulk(render_ids=ids)
     grades_simulate(seed=0)
     job = reward_model_create(config={"sources": "simulated"}, queue=False)
-    job = reward_model_train(reward_model_id=job.pk)
+    job = job_run_here(kind="reward_model", pk=job.pk)
     if job.status != "done":
         raise SystemExit(f"the reward model did not train: {job.error}")
     reward_model_activate(reward_model=job, score=False)
@@ -130,7 +131,7 @@ def world_build(count: int, *, yardstick: bool, gold: bool = False) -> None:
         from pool.reward.services import reward_model_yardstick_create
 
         stick = reward_model_yardstick_create(reward_model=job, queue=False)
-        stick = reward_model_train(reward_model_id=stick.pk)
+        stick = job_run_here(kind="reward_model", pk=stick.pk)
         if stick.status != "done":
             raise SystemExit(f"the yardstick did not train: {stick.error}")
         print(f"yardstick v{stick.version}: held-out pairwise accuracy "

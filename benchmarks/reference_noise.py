@@ -2,7 +2,7 @@
 
 A pairwise reward is a win fraction against k references drawn from the
 pool. Drawn per rollout, a rollout that met an easy reference beats its
-group-mates by luck; drawn once per group (training.reward_signals.Rollout.
+group-mates by luck; drawn once per group (training.reward_signals.SignalInput.
 group: what runs do), every rollout of a group faces the same references and
 the draw's difficulty cancels in the advantage (reward less its group's mean).
 

@@ -18,12 +18,13 @@ from .tasks import job_task
 
 
 def job_enqueue(*, job: Job, **options) -> None:
-    """Send `job` to its kind's worker on commit; `options` reach its body
-    (Running.options) and must be JSON."""
+    """Send `job` to its kind's worker on commit, under its kind's time
+    limits; `options` reach its body (Running.options) and must be JSON."""
     kind = job_kind_of(type(job))
     pk = job.pk
     transaction.on_commit(
-        lambda: job_task.apply_async((kind.name, pk, options or None), queue=kind.queue))
+        lambda: job_task.apply_async((kind.name, pk, options or None), queue=kind.queue,
+                                     **kind.task_limits()))
 
 
 def task_send(name: str, *args, on_error=None, **options) -> None:

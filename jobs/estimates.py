@@ -16,13 +16,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-# The pace is measured over this much recent work: five minutes covers ~90
-# demo renders at 18 a minute, and at least one step of a GRPO run (the demo's
-# took ~1 to 8 minutes each), while forgetting a first step that loaded the model.
+# The pace is measured over this much recent work: five minutes covers dozens
+# of demo renders and at least one step of a GRPO run, while forgetting a
+# first step that loaded the model (the demo's pace: benchmarks/demo_renders.py
+# --first-run 3; docs/benchmarks.md, "Measured constants").
 WINDOW_S = 300.0
 # No estimate before this many units in the window: one unit's time says
-# little (the first step of the demo's run took 8 minutes, the next ones ~1),
-# and "about 827 min left" from it misled more than "estimating…".
+# little (a run's first step, which loads the model, is several times its
+# next ones), and a time left from it misled more than "estimating…".
 MIN_UNITS = 2.0
 # Nor before this many seconds of measured work: under ten seconds a burst of
 # cached results (renders already done) looks like a pace that does not last.

@@ -31,6 +31,43 @@ def job_stale_s() -> float:
     return float(value)
 
 
+# A kind's time limit where it names none (an import, a reward model, a
+# replay): hours beyond the minutes these take, so only a job wedged for good
+# (a hung network read, a stuck library call) meets it, and its worker is
+# free the same day instead of never.
+DEFAULT_TIME_LIMIT_S = 6 * 3600.0
+# Between the soft limit (the body gets SoftTimeLimitExceeded and the job
+# fails saying so) and the hard one (Celery ends the worker's child process):
+# time for the body's `finally` blocks to stop what it started.
+TIME_LIMIT_GRACE_S = 120.0
+
+
+@dataclass(frozen=True)
+class JobProgress:
+    """How far a job has got, as the jobs page shows it: units done of a
+    total (None: it does not count them), and, where its worker measures its
+    own pace (`paced`: a run times its steps), the seconds left it measured
+    (None: too few units yet)."""
+
+    done: float | None = None
+    total: float | None = None
+    eta_s: float | None = None
+    paced: bool = False
+
+
+# The units a kind's progress counts by default: (done, total) keys.
+COUNTED = (("epoch", "max_epochs"), ("done", "total"))
+
+
+def progress_counted(job: Job) -> JobProgress:
+    """A job's progress where it counts units under one of COUNTED's keys."""
+    progress = job.progress or {}
+    for done, total in COUNTED:
+        if isinstance(progress.get(done), (int, float)) and progress.get(total):
+            return JobProgress(progress[done], progress[total])
+    return JobProgress()
+
+
 @dataclass(frozen=True)
 class JobKind:
     """One kind of job. `body(running) -> Ending` does the work (jobs.runner
@@ -53,6 +90,19 @@ class JobKind:
     failed_as_is: tuple[type[Exception], ...] = ()
     stale_s: Callable[[], float] = job_stale_s
     url_arg: str = "pk"  # a calibration is shown on its snapshot's page: "snapshot_id"
+    # The most seconds one delivery may run the body (DEFAULT_TIME_LIMIT_S says why).
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S
+    # Dotted path of `job -> JobProgress` (None: progress_counted).
+    progress: str | None = None
+
+    def task_limits(self) -> dict:
+        """Celery's time limits for this kind's task (jobs.dispatch sends them)."""
+        return {"soft_time_limit": self.time_limit_s,
+                "time_limit": self.time_limit_s + TIME_LIMIT_GRACE_S}
+
+    def progress_of(self, job: Job) -> JobProgress:
+        """How far `job` has got, by the kind's own reading of its progress."""
+        return (import_string(self.progress) if self.progress else progress_counted)(job)
 
     def run_body(self) -> Callable:
         return import_string(self.body)
@@ -68,6 +118,9 @@ def job_kind_register(kind: JobKind) -> JobKind:
     """Add a kind (an app's ready()); registering the same one again (a
     second setup in one process) changes nothing, a second kind of that name
     or for that model is refused."""
+    if kind.time_limit_s <= 0:
+        raise ImproperlyConfigured(f"job kind {kind.name!r}: time_limit_s must be positive, "
+                                   f"got {kind.time_limit_s}")
     for other in _KINDS.values():
         if other != kind and (other.name == kind.name or other.model is kind.model):
             raise ImproperlyConfigured(f"job kind {kind.name!r} ({kind.model.__name__}) "

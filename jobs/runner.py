@@ -10,7 +10,8 @@ ends one of four ways, and the runner writes the ending:
   with the exception's `extra` and fields; a body that finished its work
   ends done even where a cancel came after its last check;
 - raises anything else: failed, the error recorded as "Type: message" (a
-  kind's `failed_as_is` errors, which are about its input, as the message);
+  kind's `failed_as_is` errors, which are about its input, as the message;
+  Celery's soft time limit, JobKind.time_limit_s, as a sentence saying so);
 - raises JobSuperseded: another worker holds the job; nothing is written.
 Returning ENDED says the body wrote its own ending through its lease (a
 run's training processes do). A job ended by this worker then gets its
@@ -28,8 +29,10 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from celery.exceptions import SoftTimeLimitExceeded
+
 from .lease import JobSuperseded, Lease
-from .models import JobStatus
+from .models import Job, JobStatus
 from .registry import JobKind, job_kind
 
 logger = logging.getLogger(__name__)
@@ -106,6 +109,9 @@ def job_run(*, kind: str | JobKind, pk: int, worker: str | None = None,
         return Outcome(_status(kind, pk))
     except JobStopped as stopped:
         ended = lease.end(status=JobStatus.CANCELLED, extra=stopped.extra, **stopped.fields)
+    except SoftTimeLimitExceeded:
+        logger.error("%s %s ran past its time limit", kind.name, pk)
+        ended = lease.end(status=JobStatus.FAILED, error=time_limit_error(kind))
     except kind.failed_as_is as exc:
         ended = lease.end(status=JobStatus.FAILED, error=str(exc))
     except Exception as exc:  # recorded on the job; the worker lives on
@@ -117,6 +123,24 @@ def job_run(*, kind: str | JobKind, pk: int, worker: str | None = None,
     if ended and (after := kind.run_after()) is not None:
         after(kind.model.objects.get(pk=pk))
     return Outcome(_status(kind, pk))
+
+
+def job_run_here(*, kind: str | JobKind, pk: int, worker: str | None = None,
+                 options: dict | None = None,
+                 on_progress: Callable[[dict], None] | None = None) -> Job:
+    """Run job `pk` of `kind` to its end in this process, as its worker would
+    (a management command, a test), and return its row as it is then: done,
+    failed or cancelled, or untouched where it had finished or another worker
+    holds it."""
+    kind = job_kind(kind) if isinstance(kind, str) else kind
+    job_run(kind=kind, pk=pk, worker=worker, options=options, on_progress=on_progress)
+    return kind.model.objects.get(pk=pk)
+
+
+def time_limit_error(kind: JobKind) -> str:
+    hours = kind.time_limit_s / 3600
+    return (f"ran past the {kind.label.lower()} time limit ({hours:g} h), so its worker was "
+            "given back; a job that takes this long has most likely hung")
 
 
 def _status(kind: JobKind, pk: int) -> str:

@@ -1,5 +1,6 @@
 """The jobs page's rows: each live job's kind, link, status, queue, place in
-its queue, share done and time left (jobs.estimates)."""
+its queue, share done and time left (each kind reads its own progress:
+JobKind.progress_of; jobs.estimates)."""
 from __future__ import annotations
 
 import time
@@ -9,10 +10,9 @@ from django.urls import reverse
 
 from jobs.estimates import Estimate, estimate_left
 from jobs.models import JobStatus
-from training.models import TrainingRun
+from jobs.registry import JobProgress
 from training.policy import builtin_policy_dir
 from training.policy.build_status import BUILDING, build_status
-from training.runs.presenters import run_progress
 
 from .job_selectors import LiveJob, jobs_live, renders_pending_count, task_queue
 
@@ -29,39 +29,27 @@ class JobRow:
     eta: str
 
 
-def done_and_total(live: LiveJob) -> tuple[float, float] | None:
-    """Units done and in all, where the job's progress counts them."""
-    progress = live.job.progress or {}
-    if live.kind.model is TrainingRun:
-        state = run_progress(live.job)
-        return state["step"], state["max_steps"]
-    for done, total in (("epoch", "max_epochs"), ("done", "total")):
-        if isinstance(progress.get(done), (int, float)) and progress.get(total):
-            return progress[done], progress[total]
-    return None
-
-
-def job_eta(live: LiveJob, counts: tuple[float, float] | None) -> str:
-    job = live.job
+def job_eta(job, progress: JobProgress) -> str:
     if job.status != JobStatus.RUNNING:
         return ""
-    if live.kind.model is TrainingRun:  # its worker measures its steps' pace
-        return Estimate((job.progress or {}).get("eta_s")).text()
-    if counts is None or job.started is None:
+    if progress.paced:  # its worker measures its own pace
+        return Estimate(progress.eta_s).text()
+    if progress.total is None or job.started is None:
         return Estimate(None).text()
-    # The short jobs keep no history of their progress, only where they are
+    # The other jobs keep no history of their progress, only where they are
     # now: their pace since they started is all there is to go on.
     elapsed = time.time() - job.started.timestamp()
-    return estimate_left([(0.0, 0.0), (elapsed, counts[0])], total=counts[1]).text()
+    return estimate_left([(0.0, 0.0), (elapsed, progress.done)], total=progress.total).text()
 
 
 def job_row(live: LiveJob) -> JobRow:
-    counts = done_and_total(live)
-    percent = round(100 * min(counts[0] / counts[1], 1.0)) if counts else None
+    progress = live.kind.progress_of(live.job)
+    percent = (round(100 * min(progress.done / progress.total, 1.0))
+               if progress.total else None)
     url = reverse(live.kind.url_name, args=[getattr(live.job, live.kind.url_arg)])
     return JobRow(kind=live.kind.label, name=str(live.job), url=url,
                   status=live.job.get_status_display(), queue=live.queue,
-                  position=live.position, percent=percent, eta=job_eta(live, counts))
+                  position=live.position, percent=percent, eta=job_eta(live.job, progress))
 
 
 def build_row() -> JobRow | None:

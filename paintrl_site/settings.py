@@ -222,6 +222,9 @@ PAINTRL_PNG_IN_USE = os.environ.get(
 # facts from rating and the pool's from pool, the apps that know them
 # (sketches imports neither).
 PAINTRL_RENDER_PANELS = ("rating.render_panel.grading_panel", "pool.render_panel.pool_panel")
+# (request, snapshot) -> pool.snapshot_panels.SnapshotPanel | None: the
+# calibrations from training, which owns them (pool imports none of it).
+PAINTRL_SNAPSHOT_PANELS = ("training.calibration.panel.calibration_panel",)
 # Canvas side of the procedural painter's sketches. Watercolour fills cost time
 # in proportion to their area, so this sets how fast the demo corpus renders.
 PAINTRL_PAINTER_SIZE = env_int("PAINTRL_PAINTER_SIZE", 400)

@@ -2,8 +2,11 @@
 paintrl_site/settings.py, which reads the environment)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.module_loading import import_string
 
 # A 64-bit hash differs in at most 64 bits.
 HASH_BITS = 64
@@ -29,3 +32,16 @@ def duplicate_colour_distance() -> float:
         raise ImproperlyConfigured(
             f"PAINTRL_POOL_DUPLICATE_COLOUR_DISTANCE must be at least 0, got {distance}")
     return float(distance)
+
+
+def snapshot_panels() -> list[Callable]:
+    """The snapshot page's panels (settings.PAINTRL_SNAPSHOT_PANELS): each a
+    function (request, snapshot) -> pool.snapshot_panels.SnapshotPanel | None."""
+    panels = []
+    for path in settings.PAINTRL_SNAPSHOT_PANELS:
+        try:
+            panels.append(import_string(path))
+        except ImportError as exc:
+            raise ImproperlyConfigured(f"PAINTRL_SNAPSHOT_PANELS={path!r} does not name an "
+                                       f"importable function: {exc}") from exc
+    return panels

@@ -40,7 +40,7 @@ class RuleForm(forms.ModelForm):
                    "love_share": forms.NumberInput(attrs={"step": "0.05", "min": 0, "max": 0.99})}
 
 
-def _dated_placeholder(form: forms.Form, suffix: str = "") -> None:
+def dated_placeholder(form: forms.Form, suffix: str = "") -> None:
     """The name's example, dated today (a date written into the code went stale)."""
     form.fields["name"].widget.attrs["placeholder"] = (
         f"e.g. pool-{timezone.localdate():%Y-%m-%d}{suffix}")
@@ -58,21 +58,6 @@ class FreezeForm(forms.Form):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("auto_id", "id_freeze_%s")
         super().__init__(*args, **kwargs)
-        _dated_placeholder(self)
+        dated_placeholder(self)
 
 
-class DeriveForm(forms.Form):
-    """A calibrated snapshot: the members of a calibration's band."""
-
-    calibration = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    low = forms.FloatField(min_value=0, max_value=1, label="Win rate from",
-                           widget=forms.NumberInput(attrs={"step": "0.05"}))
-    high = forms.FloatField(min_value=0, max_value=1, label="to",
-                            widget=forms.NumberInput(attrs={"step": "0.05"}))
-    name = forms.CharField(max_length=120)
-    note = forms.CharField(max_length=1000, required=False)
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("auto_id", "id_derive_%s")
-        super().__init__(*args, **kwargs)
-        _dated_placeholder(self, "-calibrated")

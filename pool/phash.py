@@ -9,16 +9,12 @@ lie within PAINTRL_POOL_DUPLICATE_COLOUR_DISTANCE. The hash sees only light
 and dark: the procedural painter draws a blue and a teal hibiscus 4 bits
 apart, and to a curator those are two references, not one.
 
-Measured (Nov 2026, benchmarks/pool_duplicates.py on 137 distinct painter renders
-at 48-400 px, 9,316 pairs): altered copies moved (max/mean bits; max layout units)
-resized 2/0.3; 0.8, blurred 1 px 2/0.3; 0.9, JPEG q70 4/0.5; 2.3, +-12 noise
-6/0.4; 2.3, brightened 8% 12/1.3; 7.9, cropped 2.5% a side 12/4.8; 13.2, a
-dot painted on 20/6.4; 8.0. Distinct renders: 1% of pairs lie within 16
-bits, and the same subject in another palette lies 4-8 bits but 14-15 layout
-units apart. The defaults, 8 bits and 10 units, flag every resized, blurred,
-JPEG or noisy copy, 136/137 brightened, 132/137 cropped and 114/137 dotted
-ones, and 6 of the 9,316 distinct pairs: the same sketch at two sizes (3),
-two near-blank spoiled renders (2), two nearly identical lotuses (1).
+The defaults (8 bits, 10 layout units) were chosen with
+benchmarks/pool_duplicates.py, which alters painter renders (resized,
+blurred, JPEG, noise, brightened, cropped, a dot painted on) and counts what
+each threshold flags among the altered copies and among distinct renders:
+the defaults flag nearly every altered copy and a handful of distinct pairs,
+each a real near-copy (docs/benchmarks.md, "Measured constants").
 
 Fingerprints are stored (RenderFingerprint) keyed by the PNG they came from,
 so each image is decoded once: pool.selectors.render_fingerprints reads them
@@ -133,8 +129,8 @@ def near_duplicate_pairs(fingerprints: dict[int, Fingerprint], *,
                          max_distance: int | None = None,
                          max_colour_distance: float | None = None) -> list[NearDuplicate]:
     """Every pair of ids whose fingerprints are near-duplicates, closest
-    first. Vectorised, hash first: 1,664 fingerprints compare in 20-60 ms and
-    5,000 in 0.15 s here (2 busy cores; benchmarks/pool_duplicates.py)."""
+    first. Vectorised, hash first, so thousands compare in well under a
+    second (benchmarks/pool_duplicates.py; docs/benchmarks.md)."""
     max_distance = conf.duplicate_distance() if max_distance is None else max_distance
     max_colour = (conf.duplicate_colour_distance() if max_colour_distance is None
                   else max_colour_distance)

@@ -1,7 +1,7 @@
 """Reads for the curation page and the snapshot pages: the pool by subject,
 counts per subject and tier, the balance across subjects, thin subjects,
-near-duplicate pairs, pins, snapshots and their calibrations. Reads only: a fingerprint missing
-from the store is computed here and left for the caller to have stored
+near-duplicate pairs, pins, snapshots. Reads only: a fingerprint missing from the
+store is computed here and left for the caller to have stored
 (pool.services.render_fingerprints_queue)."""
 from __future__ import annotations
 
@@ -12,13 +12,11 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Exists, OuterRef, QuerySet
 
-from jobs.models import JobStatus
 from rating.models import Grade
 from rating.selectors import renders_gradable
 from rating.sources import grade_sources, grades_simulated
 from sketches.models import Render, Sketch
 
-from .calibration import BAND, RatesSummary, in_band, rates_summary
 from .models import (
     PoolMember,
     PoolPin,
@@ -240,42 +238,3 @@ def png_in_snapshot(png: str) -> bool:
     path it was frozen with (settings.PAINTRL_PNG_IN_USE asks this before a
     re-render deletes a render's old picture)."""
     return PoolMember.objects.filter(png=png).exists()
-
-
-# --- Calibrations ----------------------------------------------------------
-
-@dataclass(frozen=True)
-class CalibrationView:
-    """One calibration of a snapshot as its page shows it: each member's win
-    rate, which members are in the band, and how many fall below, in and above it.
-    Calibrations are the training app's rows (training.models.Calibration),
-    read through the snapshot's `calibrations`: the pool imports nothing of it."""
-
-    calibration: object  # a training.models.Calibration
-    rates: dict[int, object]  # by member id: its MemberWinRate
-    band: tuple[float, float]
-    kept: frozenset[int]  # the members in the band
-    summary: RatesSummary
-
-
-def snapshot_calibrations(snapshot: PoolSnapshot, limit: int = 20) -> list:
-    """The snapshot's calibrations, newest first: standalone jobs and runs' re-calibrations."""
-    return list(snapshot.calibrations.select_related("created_by").order_by("-created", "-pk")
-                [:limit])
-
-
-def calibration_view(snapshot: PoolSnapshot, *, calibration_id: int | None = None,
-                     band: tuple[float, float] = BAND) -> CalibrationView | None:
-    """The calibration `calibration_id` of `snapshot`, or its newest finished
-    one; None when it has none finished."""
-    done = snapshot.calibrations.filter(status=JobStatus.DONE)
-    if calibration_id is not None:
-        done = done.filter(pk=calibration_id)
-    calibration = done.order_by("-created", "-pk").first()
-    if calibration is None:
-        return None
-    rates = {r.member_id: r for r in calibration.win_rates.all()}
-    return CalibrationView(
-        calibration=calibration, rates=rates, band=band,
-        kept=frozenset(m for m, r in rates.items() if in_band(r.win_rate, *band)),
-        summary=rates_summary(rates.values(), *band))

@@ -1,9 +1,8 @@
 """Writes for the pool: pins, rule versions, snapshots (frozen from the
 pool, or derived from a calibrated one), dropping the weaker of two
 near-duplicates, and storing the renders' fingerprints. Views, the admin,
-commands and tasks call these. Calibrations are the training app's
-(training.models.Calibration); the derive reads one through the snapshot's
-`calibrations`: its status, config and win rates."""
+commands and tasks call these. A derive takes the members to keep and what
+chose them; which members a calibration keeps is the training app's."""
 from __future__ import annotations
 
 import logging
@@ -16,13 +15,11 @@ from django.db.models import Count
 from kombu.exceptions import OperationalError
 
 from jobs.dispatch import task_send
-from jobs.models import JobStatus
 from rating.models import Grade
 from rating.selectors import renders_gradable
 from rating.sources import grade_sources, grades_simulated
 from sketches.models import Render
 
-from .calibration import band_problems, in_band
 from .models import (
     PoolMember,
     PoolPin,
@@ -123,34 +120,24 @@ def snapshot_freeze(*, name: str, note: str = "", user=None) -> PoolSnapshot:
 
 
 @transaction.atomic
-def snapshot_derive(*, calibration, low: float, high: float, name: str,
-                    note: str = "", user=None) -> PoolSnapshot:
-    """Freeze a new snapshot of the calibrated snapshot's members whose win
-    rate in `calibration` (one of its `calibrations`) is in [low, high]
-    (pool.calibration), recorded as
-    derived from it: its rule, and each kept member's tier, subject, prompt,
-    code, seed and PNG, are copied as they were frozen."""
-    if calibration.status != JobStatus.DONE:
-        raise PoolError(f"calibration {calibration.pk} is {calibration.status}: only a "
-                        "finished one says which references to keep")
-    if problems := band_problems(low, high):
-        raise PoolError(problems[0])
+def snapshot_derive(*, parent: PoolSnapshot, member_ids: Iterable[int], derivation: dict,
+                    name: str, note: str = "", user=None) -> PoolSnapshot:
+    """Freeze a new snapshot of `parent`'s members whose ids are `member_ids`,
+    recorded as derived from it: its rule, and each kept member's tier,
+    subject, prompt, code, seed and PNG, are copied as they were frozen.
+    `derivation` says what chose them (its `summary` finishes the page's
+    sentence "the N of its M members ..."), stored with how many were kept
+    (`kept`). The pool knows nothing of what chose them: a calibration
+    (training.calibration.services.calibration_snapshot_derive) is one."""
     name = _snapshot_name(name)
-    parent = calibration.snapshot
-    rates = dict(calibration.win_rates.values_list("member_id", "win_rate"))
-    kept = [m for m, rate in rates.items() if in_band(rate, low, high)]
-    if not kept:
-        raise PoolError(f"no member of {parent.name!r} has a win rate from {low:g} to {high:g} "
-                        f"in calibration {calibration.pk}: widen the band")
-    members = list(parent.members.filter(pk__in=kept).order_by("pk"))
+    members = list(parent.members.filter(pk__in=list(member_ids)).order_by("pk"))
+    if not members:
+        raise PoolError(f"a snapshot derived from {parent.name!r} needs at least one of its "
+                        "members")
     snapshot = _snapshot_create(
         name=name, note=note.strip(), created_by=user, rule=parent.rule,
         counts=_counts_summary(Counter((m.tier, m.subject) for m in members)),
-        derived_from=parent,
-        derivation={"calibration": calibration.pk, "band": [low, high],
-                    "policy": calibration.config.get("policy", {}),
-                    "judge": calibration.config.get("judge", {}),
-                    "kept": len(members), "of": len(rates)})
+        derived_from=parent, derivation={**derivation, "kept": len(members)})
     PoolMember.objects.bulk_create([
         PoolMember(snapshot=snapshot, render_id=m.render_id, tier=m.tier, subject=m.subject,
                    prompt=m.prompt, code=m.code, seed=m.seed, png=m.png, pinned=m.pinned)

@@ -91,8 +91,8 @@ def subject_family(subject: str) -> str:
 def subject_closeness(wanted: str, theirs: str) -> int:
     """How near `theirs` is to the `wanted` subject: 0 the same, 1 the same
     family, 2 neither (OTHER, or a blank subject, is near nothing). The order
-    in which pool references are drawn for a prompt (pool.sampling) and a
-    member meets rollouts in a calibration (pool.calibration)."""
+    in which pool references are drawn for a prompt (pool.references) and a
+    member meets rollouts in a calibration (pool.band)."""
     theirs = theirs or OTHER
     if wanted == OTHER:
         return 2

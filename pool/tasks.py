@@ -12,7 +12,10 @@ from pool.services import render_fingerprints_store
 from sketches.models import Render
 
 
-@shared_task
+# Scoring every finished render with the small CNN is decode and one forward
+# pass a batch (pool.reward.scoring): an hour frees the short worker from a
+# hung read of the render store.
+@shared_task(soft_time_limit=3600, time_limit=3600 + 60)
 def score_renders_task(reward_model_id: int, render_ids: list[int] | None = None) -> int:
     """Score renders (all finished ones by default) with a reward model, if it
     is still the active one: a model replaced meanwhile must not overwrite
@@ -24,7 +27,9 @@ def score_renders_task(reward_model_id: int, render_ids: list[int] | None = None
     return renders_score(reward_model=reward_model, renders=renders)
 
 
-@shared_task
+# A few milliseconds a render (settings.CELERY_TASK_ROUTES): ten minutes is
+# far beyond a page's renders, and the default queue is not held for long.
+@shared_task(soft_time_limit=600, time_limit=600 + 30)
 def render_fingerprints_store_task(render_ids: list[int]) -> int:
     """Store the fingerprints the pool page computed without storing; returns
     how many of these renders have one now."""

@@ -11,7 +11,6 @@ urlpatterns = [
     path("rule/", views.rule_edit, name="rule"),
     path("freeze/", views.freeze, name="freeze"),
     path("snapshots/<int:pk>/", views.snapshot_detail, name="snapshot"),
-    path("snapshots/<int:pk>/derive/", views.snapshot_derive, name="snapshot_derive"),
     path("snapshots/<int:pk>/export.zip", views.snapshot_export, name="snapshot_export"),
     path("members/<int:pk>/png/", views.member_png, name="member_png"),
 ]

@@ -2,11 +2,12 @@
 
 Who may do what: curators and staff may look (the pool, its balance, the
 near-duplicates, the snapshots, and download an export); only staff change it
-(pins, the rule, dropping a duplicate, freezing a snapshot, deriving a
-calibrated one, cancelling a calibration): anyone else's
+(pins, the rule, dropping a duplicate, freezing a snapshot): anyone else's
 POST gets 403. Curators see each render's tier but not its grade counts: the
 tier is the pool's decision, the counts are other curators' verdicts (see
-sketches.access for why those stay with staff)."""
+sketches.access for why those stay with staff). Panels of higher apps on a
+snapshot's page (its calibrations) come from the functions settings name
+(pool.snapshot_panels)."""
 from __future__ import annotations
 
 import tempfile
@@ -21,11 +22,11 @@ from sketches.access import curator_required, staff_required
 from sketches.models import Render
 
 from . import selectors, services
-from .calibration import BAND
 from .export import snapshot_export_zip, snapshot_folder_name
-from .forms import DeriveForm, DuplicateForm, FreezeForm, PinForm, RenderForm, RuleForm
+from .forms import DuplicateForm, FreezeForm, PinForm, RenderForm, RuleForm
 from .models import PoolMember, PoolSnapshot
 from .rules import pool_rule_current
+from .snapshot_panels import snapshot_panels_for
 
 # The export zip stays in memory up to this size, then spills to a temporary file.
 SPOOL_BYTES = 32 * 1024 * 1024
@@ -89,7 +90,7 @@ def _refused(request, error: str, forms: dict | None = None):
 def pin(request):
     form = PinForm(request.POST)
     if not form.is_valid():
-        return _refused(request, _form_errors(form), {"pin_form": form})
+        return _refused(request, form_errors(form), {"pin_form": form})
     data = form.cleaned_data
     target = Render.objects.filter(pk=data["render"]).first()
     if target is None:
@@ -108,7 +109,7 @@ def pin(request):
 def unpin(request):
     form = RenderForm(request.POST)
     if not form.is_valid():
-        return _refused(request, _form_errors(form))
+        return _refused(request, form_errors(form))
     target = get_object_or_404(Render, pk=form.cleaned_data["render"])
     if not services.pool_unpin(render=target):
         return _refused(request, f"render {target.pk} has no pin")
@@ -120,7 +121,7 @@ def unpin(request):
 def drop_duplicate(request):
     form = DuplicateForm(request.POST)
     if not form.is_valid():
-        return _refused(request, _form_errors(form))
+        return _refused(request, form_errors(form))
     pair = list(Render.objects.filter(pk__in=[form.cleaned_data["first"],
                                               form.cleaned_data["second"]]))
     if len(pair) != 2:
@@ -134,7 +135,7 @@ def drop_duplicate(request):
 def rule_edit(request):
     form = RuleForm(request.POST)
     if not form.is_valid():
-        return _refused(request, "the rule was not changed: " + _form_errors(form),
+        return _refused(request, "the rule was not changed: " + form_errors(form),
                         {"rule_form": form})
     try:
         rule = services.pool_rule_edit(user=request.user, **form.cleaned_data)
@@ -148,7 +149,7 @@ def rule_edit(request):
 def freeze(request):
     form = FreezeForm(request.POST)
     if not form.is_valid():
-        return _refused(request, _form_errors(form), {"freeze_form": form})
+        return _refused(request, form_errors(form), {"freeze_form": form})
     try:
         snapshot = services.snapshot_freeze(user=request.user, **form.cleaned_data)
     except services.PoolError as exc:
@@ -158,7 +159,8 @@ def freeze(request):
     return redirect("pool:snapshot", pk=snapshot.pk)
 
 
-def _form_errors(form) -> str:
+def form_errors(form) -> str:
+    """A form's errors in one line, for a message."""
     return "; ".join(f"{'' if field == '__all__' else field + ': '}{' '.join(errors)}"
                      for field, errors in form.errors.items())
 
@@ -170,50 +172,18 @@ def _form_errors(form) -> str:
 def snapshot_detail(request, pk: int):
     snapshot = get_object_or_404(PoolSnapshot.objects.select_related("created_by",
                                                                       "derived_from"), pk=pk)
-    return _snapshot_page(request, snapshot)
+    return snapshot_page(request, snapshot)
 
 
-def _snapshot_page(request, snapshot: PoolSnapshot, *, form: DeriveForm | None = None,
-                   status: int = 200):
-    chosen = request.GET.get("calibration")
-    view = selectors.calibration_view(
-        snapshot, calibration_id=int(chosen) if chosen and chosen.isdigit() else None)
-    calibrations = selectors.snapshot_calibrations(snapshot)
-    context = {"snapshot": snapshot, "calibrations": calibrations, "calibrated": view,
-               "live": any(not c.is_finished for c in calibrations),
-               "derive_form": form or DeriveForm(initial={
-                   "low": BAND[0], "high": BAND[1],
-                   "calibration": view.calibration.pk if view else None})}
-    if request.htmx:
-        return render(request, "pool/snapshot.html#calibrations", context, status=status)
-    rates = view.rates if view else {}
-    context["by_subject"] = [(subject, [(m, rates.get(m.pk)) for m in members])
-                             for subject, members
-                             in selectors.snapshot_members_by_subject(snapshot)]
-    return render(request, "pool/snapshot.html", context, status=status)
-
-
-@require_POST
-@staff_required(reason="Only staff can freeze a pool snapshot.")
-def snapshot_derive(request, pk: int):
-    snapshot = get_object_or_404(PoolSnapshot, pk=pk)
-    form = DeriveForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, _form_errors(form))
-        return _snapshot_page(request, snapshot, form=form, status=400)
-    data = form.cleaned_data
-    calibration = get_object_or_404(snapshot.calibrations.all(), pk=data["calibration"])
-    try:
-        derived = services.snapshot_derive(calibration=calibration, low=data["low"],
-                                           high=data["high"], name=data["name"],
-                                           note=data["note"], user=request.user)
-    except services.PoolError as exc:
-        messages.error(request, str(exc))
-        return _snapshot_page(request, snapshot, form=form, status=400)
-    messages.success(request, f"Snapshot {derived.name!r} frozen with the "
-                              f"{derived.counts.get('total', 0)} members of {snapshot.name!r} "
-                              f"whose win rate is from {data['low']:g} to {data['high']:g}.")
-    return redirect("pool:snapshot", pk=derived.pk)
+def snapshot_page(request, snapshot: PoolSnapshot, *, status: int = 200):
+    """A snapshot's page with its panels (a panel's own view may answer with
+    it, as a refused form's answer)."""
+    panels = snapshot_panels_for(request, snapshot)
+    badges = {member: badge for panel in panels for member, badge in panel.badges.items()}
+    by_subject = [(subject, [(m, badges.get(m.pk)) for m in members])
+                  for subject, members in selectors.snapshot_members_by_subject(snapshot)]
+    return render(request, "pool/snapshot.html", {
+        "snapshot": snapshot, "panels": panels, "by_subject": by_subject}, status=status)
 
 
 @require_GET

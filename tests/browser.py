@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from django.db import connections
 from django.test import Client
 
-from tests.conftest import chromium_path
+from tests.chromium import chromium_path
 
 
 @contextmanager

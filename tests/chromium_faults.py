@@ -40,7 +40,7 @@ from pathlib import Path
 
 from sketches.renderer.os_sandbox import sandbox_account
 from tests import chromium_relay
-from tests.conftest import chromium_path, make_config
+from tests.chromium import chromium_path, make_config
 
 WRAPPER = """#!{python} -I
 import sys

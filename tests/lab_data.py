@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from jobs.runner import job_run_here
 from pool.models import PoolMember, PoolSnapshot
 from pool.reward import services as reward_services
 from sketches.models import Render
@@ -55,7 +56,7 @@ def lab_world(*, count: int = 48, train: bool = True) -> LabWorld:
     if train:
         job = reward_services.reward_model_create(config={**SMALL_CONFIG, "max_epochs": 12},
                                                   queue=False)
-        reward_model = reward_services.reward_model_train(reward_model_id=job.pk)
+        reward_model = job_run_here(kind="reward_model", pk=job.pk)
         assert reward_model.status == "done", reward_model.error
         reward_services.reward_model_activate(reward_model=reward_model, score=False)
     snapshot = PoolSnapshot.objects.create(name="lab pool", rule={}, counts={})

@@ -86,6 +86,8 @@ CURATOR_ALLOWED = {
     "rating:compare", "rating:compare_act", "rating:compare_next",
     # looking at the pool and its snapshots (pool/views.py); changing it is staff-only
     "pool:curate", "pool:snapshot", "pool:snapshot_export", "pool:member_png",
+    # a snapshot's calibrations, on its page and refreshed alone (training/calibration/views.py)
+    "training:snapshot_calibrations",
     # one's own API tokens (api/views.py): any logged-in user may have them
     "api_tokens", "api_token_revoke",
 }
@@ -94,8 +96,8 @@ PK_MODELS = {
     "sketches:render_detail": Render, "sketches:render_png": Render, "sketches:edit": Sketch,
     "sketches:import_job": ImportJob, "rating:render_code": Render,
     "pool:snapshot": PoolSnapshot, "pool:snapshot_export": PoolSnapshot,
-    "pool:member_png": PoolMember, "pool:snapshot_derive": PoolSnapshot,
-    "training:calibration_cancel": Calibration,
+    "pool:member_png": PoolMember, "training:snapshot_derive": PoolSnapshot,
+    "training:snapshot_calibrations": PoolSnapshot, "training:calibration_cancel": Calibration,
     "training:replay": Replay, "training:replay_cancel": Replay,
     "training:judge_agreement": Judge,
     "training:run": TrainingRun, "training:run_cancel": TrainingRun,

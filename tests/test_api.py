@@ -22,9 +22,9 @@ from rating.models import Grade, GradeChange
 from sketches.editing import SketchEditInvalid, code_check
 from sketches.importing.upload import ImportUploadForm
 from sketches.models import ImportJob, Render, Sketch
-from tests.conftest import read_sketch
 from tests.lab_data import presets_ensure
 from tests.rating_data import PASSWORD, curator_create, renders_create
+from tests.sketch_files import read_sketch
 from tests.workers import broker_use
 from training.models import Rubric, TrainingRun
 from training.runs.selectors import run_defaults

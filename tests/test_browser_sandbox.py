@@ -20,7 +20,8 @@ from sketches.renderer import RendererConfig, RendererUnavailable, RenderPool
 from sketches.renderer.config import SANDBOX_JS_MAX_OPT
 from sketches.renderer.sandbox import js_flags
 from sketches.rendering import render_text
-from tests.conftest import chromium_path, make_config, read_sketch
+from tests.chromium import chromium_path, make_config
+from tests.sketch_files import read_sketch
 
 pytestmark = pytest.mark.browser
 

@@ -1,4 +1,4 @@
-"""Reference calibration (pool.calibration, training.calibration): who meets
+"""Reference calibration (pool.band, training.calibration): who meets
 whom, how answers become win rates, which members a band keeps, a
 calibrated snapshot derived from them, the launch's refusals, the job on a
 real train worker, and the snapshot page. The judge is the local reward
@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from pool.calibration import (
+from pool.band import (
     BAND,
     CalibrationError,
     WinRate,
@@ -20,18 +20,19 @@ from pool.calibration import (
     win_rates_sum,
 )
 from pool.models import PoolMember, PoolSnapshot
-from pool.sampling import references_sample
-from pool.selectors import snapshot_calibrations
-from pool.services import PoolError, snapshot_derive
+from pool.references import references_sample
+from pool.services import PoolError
 from tests.lab_data import lab_world
 from tests.run_data import make_run
 from tests.workers import run_worker, wait_for
 from training.calibration.measure import RolloutPicture, win_rates_measure
 from training.calibration.recalibrate import Recalibrator, recalibration_problems
+from training.calibration.selectors import snapshot_calibrations
 from training.calibration.services import (
     CalibrationLaunchError,
     calibration_launch,
     calibration_results_store,
+    calibration_snapshot_derive,
 )
 from training.judges import Picture
 from training.judges.local import LocalRewardModelJudge
@@ -153,17 +154,20 @@ class TestDerivedSnapshot:
         rates = dict(zip([m.pk for m in members], [0.1, 0.3, 0.5, 0.75, 0.9, None],
                          strict=True))
         calibration = finished_calibration(world.snapshot, rates)
-        derived = snapshot_derive(calibration=calibration, low=0.25, high=0.75,
-                                  name="  calibrated   pool ", note="for run 9")
+        derived = calibration_snapshot_derive(calibration=calibration, low=0.25, high=0.75,
+                                              name="  calibrated   pool ", note="for run 9")
         assert derived.name == "calibrated pool" and derived.derived_from == world.snapshot
         kept = list(derived.members.order_by("pk"))
         assert [m.render_id for m in kept] == [m.render_id for m in members[1:4]]
         for new, old in zip(kept, members[1:4], strict=True):
             assert (new.tier, new.subject, new.prompt, new.code, new.seed, new.png) == \
                 (old.tier, old.subject, old.prompt, old.code, old.seed, old.png)
-        assert derived.derivation == {"calibration": calibration.pk, "band": [0.25, 0.75],
-                                      "policy": {"label": "the built-in policy"},
-                                      "judge": {"name": "local"}, "kept": 3, "of": 6}
+        assert derived.derivation == {
+            "calibration": calibration.pk, "band": [0.25, 0.75],
+            "policy": {"label": "the built-in policy"}, "judge": {"name": "local"},
+            "kept": 3, "of": 6,
+            "summary": "that the built-in policy beat from 0.25 to 0.75 of the time, judged "
+                       f"by local (calibration {calibration.pk})"}
         assert derived.counts["total"] == 3 and derived.rule == world.snapshot.rule
         # The parent is untouched.
         assert world.snapshot.members.count() == 6
@@ -171,16 +175,40 @@ class TestDerivedSnapshot:
     def test_an_empty_band_an_unfinished_job_and_a_taken_name_are_refused(self, world):
         members = list(world.snapshot.members.values_list("pk", flat=True))
         calibration = finished_calibration(world.snapshot, dict.fromkeys(members, 0.95))
-        with pytest.raises(PoolError, match="widen the band"):
-            snapshot_derive(calibration=calibration, low=0.25, high=0.75, name="empty")
-        with pytest.raises(PoolError, match="below its high end"):
-            snapshot_derive(calibration=calibration, low=0.9, high=0.2, name="upside down")
+        with pytest.raises(CalibrationError, match="widen the band"):
+            calibration_snapshot_derive(calibration=calibration, low=0.25, high=0.75,
+                                        name="empty")
+        with pytest.raises(CalibrationError, match="below its high end"):
+            calibration_snapshot_derive(calibration=calibration, low=0.9, high=0.2,
+                                        name="upside down")
         with pytest.raises(PoolError, match="exists already"):
-            snapshot_derive(calibration=calibration, low=0.9, high=1.0, name="lab pool")
+            calibration_snapshot_derive(calibration=calibration, low=0.9, high=1.0,
+                                        name="lab pool")
         running = Calibration.objects.create(snapshot=world.snapshot, status=Status.RUNNING)
-        with pytest.raises(PoolError, match="only a finished one"):
-            snapshot_derive(calibration=running, low=0.0, high=1.0, name="too soon")
+        with pytest.raises(CalibrationError, match="only a finished one"):
+            calibration_snapshot_derive(calibration=running, low=0.0, high=1.0, name="too soon")
         assert PoolSnapshot.objects.count() == 1
+
+    def test_a_snapshot_derived_before_summaries_gets_the_same_sentence(self, world):
+        """Migration pool 0008 and derivation_summary write one sentence."""
+        from importlib import import_module
+
+        from django.db import connection
+        from django.db.migrations.loader import MigrationLoader
+
+        from training.calibration.services import derivation_summary
+
+        # The models as the migration sees them (the app's own refuse updates).
+        apps = MigrationLoader(connection).project_state(
+            ("pool", "0008_derivation_summary")).apps
+        old = {"calibration": 4, "band": [0.25, 0.75], "policy": {"label": "run 2"},
+               "judge": {"name": "local"}, "kept": 3, "of": 6}
+        derived = PoolSnapshot.objects.create(name="old", rule={}, counts={},
+                                              derived_from=world.snapshot, derivation=old)
+        import_module("pool.migrations.0008_derivation_summary").summaries_write(apps, None)
+        derived.refresh_from_db()
+        assert derived.derivation == {**old, "summary": derivation_summary(
+            4, 0.25, 0.75, {"label": "run 2"}, {"name": "local"})}
 
     def test_a_re_calibrated_draw_comes_only_from_the_members_kept(self, world):
         members = list(world.snapshot.members.values_list("pk", flat=True))
@@ -208,7 +236,7 @@ class TestSnapshotPage:
         assert "beaten 0.30" in text and "beaten 0.90" in text and "no answer" in text
         assert "<strong>3</strong> members in the band 0.25-0.75" in text
         assert "1 below" in text and "1 above" in text
-        posted = client.post(reverse("pool:snapshot_derive", args=[world.snapshot.pk]),
+        posted = client.post(reverse("training:snapshot_derive", args=[world.snapshot.pk]),
                              {"calibration": calibration.pk, "low": 0.25, "high": 0.75,
                               "name": "kept", "note": ""})
         derived = PoolSnapshot.objects.get(name="kept")
@@ -219,11 +247,32 @@ class TestSnapshotPage:
     def test_a_refused_derive_says_why_and_freezes_nothing(self, staff_client, world, client):
         members = list(world.snapshot.members.values_list("pk", flat=True))
         calibration = finished_calibration(world.snapshot, dict.fromkeys(members, 0.05))
-        refused = client.post(reverse("pool:snapshot_derive", args=[world.snapshot.pk]),
+        refused = client.post(reverse("training:snapshot_derive", args=[world.snapshot.pk]),
                               {"calibration": calibration.pk, "low": 0.25, "high": 0.75,
                                "name": "none"})
         assert refused.status_code == 400 and "widen the band" in refused.content.decode()
         assert not PoolSnapshot.objects.filter(name="none").exists()
+
+
+    def test_the_panel_refreshes_alone_and_without_htmx_sends_to_the_page(self, world, client):
+        members = list(world.snapshot.members.values_list("pk", flat=True))
+        finished_calibration(world.snapshot, dict.fromkeys(members, 0.5))
+        client.force_login(User.objects.create_user("boss", password="pw", is_staff=True))
+        url = reverse("training:snapshot_calibrations", args=[world.snapshot.pk])
+        alone = client.get(url, headers={"HX-Request": "true"}).content.decode()
+        assert alone.lstrip().startswith('<section class="card" id="calibrations"')
+        assert "<strong>6</strong> members in the band" in alone
+        plain = client.get(url + "?calibration=3")
+        assert plain.status_code == 302 and plain.url == reverse(
+            "pool:snapshot", args=[world.snapshot.pk]) + "?calibration=3#calibrations"
+
+    def test_the_pool_page_stands_without_the_panel(self, world, client, settings):
+        members = list(world.snapshot.members.values_list("pk", flat=True))
+        finished_calibration(world.snapshot, dict.fromkeys(members, 0.5))
+        settings.PAINTRL_SNAPSHOT_PANELS = ()
+        client.force_login(User.objects.create_user("boss", password="pw", is_staff=True))
+        page = client.get(reverse("pool:snapshot", args=[world.snapshot.pk])).content.decode()
+        assert "lab pool" in page and "Calibration" not in page and "beaten" not in page
 
 
 @pytest.mark.django_db
@@ -239,6 +288,19 @@ class TestLaunch:
                          "judge removed backend: judge backend 'gone' is not configured"):
             assert expected in said
         assert not Calibration.objects.exists()
+
+    def test_any_sampling_setting_may_be_chosen_and_nothing_else(
+            self, world, policy_folder, django_capture_on_commit_callbacks):
+        with django_capture_on_commit_callbacks():
+            calibration = calibration_launch(
+                snapshot=world.snapshot, base_model=str(policy_folder), temperature=0.7,
+                chat_template_kwargs={"enable_thinking": False}, max_completion_length=None)
+        config = calibration.config
+        assert (config["temperature"], config["chat_template_kwargs"]) == (
+            0.7, {"enable_thinking": False})
+        assert config["max_completion_length"] == 512  # None: a new run's default
+        with pytest.raises(TypeError, match=r"not sampling's: \['top_p'\]"):
+            calibration_launch(snapshot=world.snapshot, base_model=str(policy_folder), top_p=0.9)
 
 
 @pytest.fixture
@@ -277,7 +339,7 @@ class TestJob:
         """A policy whose rollouts all fail the gate has no win rate to
         measure: the job fails and says so (its body, run here in-process)."""
         from sketches.rendering import REJECTED, RenderOutcome
-        from training.calibration.worker import _nothing_rendered
+        from training.calibration.job import _nothing_rendered
 
         said = _nothing_rendered([RenderOutcome(REJECTED, ["no_code"], {})] * 3)
         assert "none of the policy's 3 rollouts rendered (no_code (3))" in said
@@ -336,7 +398,7 @@ class TestRecalibrator:
         """A resume from step 3 trains steps 4 on again: the calibration step
         4 measured goes with that step's rows, so the snapshot's page does not
         show it beside the one the resumed step 4 measures."""
-        from training.runs.worker import rows_discard
+        from training.runs.job import rows_discard
 
         rollouts = [rollout_from_render(r) for r in world.renders[:8]]
         recalibrator, _ = recalibrator_for(world, every=2)

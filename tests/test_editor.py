@@ -22,7 +22,8 @@ from sketches.editor_views import NOT_UTF8
 from sketches.models import Render, Sketch
 from sketches.renderer import fidelity
 from sketches.renderer.fidelity import picture_difference, same_picture
-from tests.conftest import chromium_path, read_sketch
+from tests.chromium import chromium_path
+from tests.sketch_files import read_sketch
 from tests.workers import TEST_REDIS_URL, wait_for
 
 LINES = read_sketch("good/lines.js")

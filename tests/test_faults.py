@@ -23,10 +23,10 @@ from django.db import connection
 from pool.models import PoolMember, PoolSnapshot
 from sketches import services
 from sketches.models import Render
-from tests.conftest import read_sketch
 from tests.pool_data import grades_give, pool_renders_create
 from tests.ports import free_port
 from tests.postgresql import on_postgresql
+from tests.sketch_files import read_sketch
 from tests.tcp_proxy import TcpProxy
 from tests.workers import (
     TEST_REDIS_URL,

@@ -20,7 +20,8 @@ from sketches import gate
 from sketches.renderer import RenderPool
 from sketches.renderer.sandbox import STOP_GRACE_S
 from sketches.rendering import render_text
-from tests.conftest import SKETCHES_DIR, TEST_DEADLINE_S, make_config, read_sketch
+from tests.chromium import TEST_DEADLINE_S, make_config
+from tests.sketch_files import SKETCHES_DIR, read_sketch
 
 pytestmark = pytest.mark.browser
 

@@ -157,7 +157,7 @@ class TestTheJobs:
 
     def test_the_web_process_imports_the_job_services_without_torch(self):
         """Only a worker's job body loads torch and TRL (reward job.TrainingJob.run,
-        runs.worker): the pages and the admin import the services for free."""
+        runs.job): the pages and the admin import the services for free."""
         code = ("import sys, django; django.setup(); "
                 "import pool.reward.services, training.runs.services, training.lab.services, "
                 "sketches.importing.jobs; "

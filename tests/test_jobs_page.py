@@ -3,12 +3,13 @@ queue, place in the queue, share done and time left; the home page's
 "Running now" lines."""
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 from django.urls import reverse
 from django.utils import timezone
 
-from jobs.registry import job_kind, job_kinds
+from jobs.registry import JobProgress, job_kind, job_kind_register, job_kind_unregister, job_kinds
 from pool.models import RewardModel
 from sketches import services as sketch_services
 from sketches.models import ImportJob, Render
@@ -18,6 +19,10 @@ from tests.run_data import run_create
 from training.models import Calibration
 
 JOBS = reverse("jobs")
+
+
+def three_of_twelve_measured(job) -> JobProgress:
+    return JobProgress(3, 12, eta_s=90, paced=True)
 
 
 def reward_model(version: int, **fields) -> RewardModel:
@@ -75,6 +80,19 @@ class TestTheTable:
                      progress={"stage": "training", "epoch": 0, "max_epochs": 50})
         (row,) = client.get(JOBS).context["rows"]
         assert (row.percent, row.eta) == (0, "estimating…")
+
+    def test_a_kind_reads_its_own_progress(self, staff_client, client):
+        own = job_kind("reward_model")
+        job_kind_unregister(own.name)
+        job_kind_register(dataclasses.replace(
+            own, progress=f"{__name__}.three_of_twelve_measured"))
+        try:
+            reward_model(1, status="running", started=timezone.now(), progress={})
+            (row,) = client.get(JOBS).context["rows"]
+        finally:
+            job_kind_unregister(own.name)
+            job_kind_register(own)
+        assert (row.percent, row.eta) == (25, "about 2 min left")
 
     def test_the_policy_build_is_listed_while_it_runs(
             self, staff_client, client, settings, tmp_path):

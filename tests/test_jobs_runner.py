@@ -12,6 +12,7 @@ import threading
 from datetime import timedelta
 
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
 from celery.result import AsyncResult
 from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
@@ -24,10 +25,11 @@ from jobs.models import Job, JobStatus
 from jobs.registry import JobKind, job_kind, job_kind_register, job_kind_unregister, job_kinds
 from jobs.runner import Ending, JobStopped, job_run
 from jobs.services import CancelOutcome, job_cancel
-from jobs.tasks import job_task
+from jobs.tasks import HELD_RETRIES, job_task
 from pool.models import RewardModel
 from sketches.models import ImportJob
 from tests.job_rows import job_row
+from tests.postgresql import on_postgresql
 from tests.workers import run_worker, wait_for, worker_kill
 from training.models import PromptCandidate
 
@@ -46,6 +48,15 @@ class TestTheRegistry:
         assert callable(kind.run_body())
         assert kind.queue in {"default", "short", "train"}
         assert reverse(kind.url_name, args=[1])
+
+    @pytest.mark.parametrize("name", KINDS)
+    def test_each_kind_is_sent_under_a_soft_limit_before_its_hard_one(self, name):
+        limits = job_kind(name).task_limits()
+        assert 0 < limits["soft_time_limit"] < limits["time_limit"]
+
+    def test_a_kind_without_a_positive_time_limit_is_refused(self):
+        with pytest.raises(ImproperlyConfigured, match="time_limit_s must be positive"):
+            job_kind_register(dataclasses.replace(job_kind("import"), time_limit_s=0))
 
     def test_a_second_kind_for_the_same_model_is_refused(self):
         with pytest.raises(ImproperlyConfigured, match="clashes"):
@@ -91,17 +102,18 @@ def claim_at_once(kind: JobKind, pk: int, workers: int = 2) -> list[bool]:
 
 @pytest.mark.django_db(transaction=True)
 class TestTwoClaimsOnPostgres:
-    @pytest.mark.parametrize("name", KINDS)
-    def test_two_workers_claiming_one_job_at_once_give_it_to_one(self, name):
-        if connection.vendor != "postgresql":
-            pytest.fail("run with DATABASE_URL=postgres://...: the race is PostgreSQL's")
-        kind = job_kind(name)
-        for _ in range(3):
-            row = job_row(kind)
-            won = claim_at_once(kind, row.pk)
-            assert won.count(True) == 1
-            row.refresh_from_db()
-            assert row.status == JobStatus.RUNNING and row.worker == f"t{won.index(True)}"
+    def test_two_workers_claiming_one_job_at_once_give_it_to_one(self, request):
+        """Every kind in one test: off PostgreSQL it reruns there, once."""
+        if not on_postgresql(request):  # the race is PostgreSQL's: run there
+            return
+        for name in KINDS:
+            kind = job_kind(name)
+            for _ in range(3):
+                row = job_row(kind)
+                won = claim_at_once(kind, row.pk)
+                assert won.count(True) == 1, name
+                row.refresh_from_db()
+                assert row.status == JobStatus.RUNNING and row.worker == f"t{won.index(True)}"
 
 
 @pytest.mark.django_db
@@ -124,6 +136,18 @@ class TestADeliveryOfAHeldJob:
                                        metric_calls=3, results=[], mean_score=0.5)
         job_run(kind="prompt_optimisation", pk=row.pk)
         assert PromptCandidate.objects.filter(optimisation=row).count() == 1
+
+    def test_comes_back_a_bounded_number_of_times_then_leaves_it(self):
+        """A delivery that has come back HELD_RETRIES times returns the status
+        instead of asking Celery for another retry."""
+        row = job_row(job_kind("import"), status=JobStatus.RUNNING, worker="alive",
+                      heartbeat=timezone.now())
+        job_task.push_request(retries=HELD_RETRIES, is_eager=False, hostname="second")
+        try:
+            assert job_task.run("import", row.pk) == JobStatus.RUNNING
+        finally:
+            job_task.pop_request()
+        assert ImportJob.objects.get(pk=row.pk).worker == "alive"
 
     def test_takes_over_a_job_whose_worker_went_silent(self, settings):
         settings.PAINTRL_JOB_STALE_S = 60
@@ -184,6 +208,10 @@ def taken_over(running) -> Ending:
     RewardModel.objects.filter(pk=running.pk).update(worker="another worker")
     running.lease.write(force=True, progress={"stage": "should never be written"})
     raise AssertionError("a superseded write went through")
+
+
+def run_past_the_time_limit(running) -> Ending:
+    raise SoftTimeLimitExceeded()
 
 
 def raise_stopped(running) -> Ending:
@@ -257,6 +285,13 @@ class TestOneRuleWhereTheCopiesDisagreed:
         assert after.worker == "another worker" and after.progress == {
             "stage": "loading grades"}
         assert ENDED == []  # nor does the kind's `after` run for it
+
+    def test_a_body_past_its_time_limit_fails_saying_so(self, body):
+        body(run_past_the_time_limit, time_limit_s=7200)
+        row = self.reward_model()
+        assert job_run(kind="reward_model", pk=row.pk).status == JobStatus.FAILED
+        assert RewardModel.objects.get(pk=row.pk).error.startswith(
+            "ran past the reward model time limit (2 h)")
 
     def test_the_kinds_after_runs_once_the_job_has_ended(self, body):
         body(raise_stopped, after=f"{__name__}.record_end")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from jobs.runner import job_run_here
 from pool.reward import services
 from tests.fake_vision_server import GRID, painted_png
 from tests.reward_data import SMALL_CONFIG, toy_graded_renders
@@ -176,7 +177,7 @@ class TestFactory:
         toy_graded_renders(45)
         model = services.reward_model_create(config={**SMALL_CONFIG, "max_epochs": 8},
                                              queue=False)
-        model = services.reward_model_train(reward_model_id=model.pk)
+        model = job_run_here(kind="reward_model", pk=model.pk)
         services.reward_model_activate(reward_model=model, score=False)
 
         backend = judge_backend(hpsv3_row())

@@ -21,7 +21,7 @@ from training.judges.local import LocalRewardModelJudge
 from training.judges.openai_compat import OpenAICompatibleJudge
 from training.judges.registry import backend_choices, backend_class
 from training.models import Judge
-from training.reward_signals import Rollout, signal_context_for, signals_compute
+from training.reward_signals import SignalInput, signal_context_for, signals_compute
 from training.rubrics import signal_specs
 
 
@@ -62,8 +62,8 @@ def with_backends(**extra: str):
 PREFERENCE = signal_specs([{"name": "preference", "kind": "preference", "weight": 1}])
 
 
-def painted(key: str) -> Rollout:
-    return Rollout(key, "a heron", "code", OK, picture=Picture(data=key.encode()))
+def painted(key: str) -> SignalInput:
+    return SignalInput(key, "a heron", "code", OK, picture=Picture(data=key.encode()))
 
 
 @pytest.mark.django_db

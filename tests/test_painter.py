@@ -20,7 +20,7 @@ from sketches.painter.measure import distinct_colours
 from sketches.renderer import RenderPool
 from sketches.renderer.config import DEFAULT_DEADLINE_S
 from sketches.rendering import render_text
-from tests.conftest import make_config
+from tests.chromium import make_config
 
 STATIC_SEEDS = range(300)
 TIERS = ("good", "fair", "bad")

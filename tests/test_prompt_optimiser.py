@@ -14,10 +14,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from jobs.runner import job_run_here
 from jobs.services import CancelOutcome
 from sketches.rendering import render_text
-from tests.conftest import read_sketch
 from tests.fake_reflection_server import FakeReflectionServer
+from tests.sketch_files import read_sketch
 from tests.workers import run_worker, wait_for
 from training.models import (
     Judge,
@@ -30,8 +31,8 @@ from training.models import (
 )
 from training.optimiser import selectors, services
 from training.optimiser.adapter import Example, prompt_result
+from training.optimiser.config import OptimisationConfig
 from training.optimiser.services import OptimisationError
-from training.optimiser.worker import optimisation_execute
 from training.presets import SYSTEM_PROMPT
 from training.reward_signals import rollout_from_outcome, signal_context_for, signals_compute
 
@@ -102,12 +103,6 @@ def assert_rejected_on_its_minibatch(proposal: PromptCandidate) -> None:
 
 
 @pytest.fixture
-def policy(request):
-    """The test policy (tests/policy_data.py), built once per session."""
-    return request.getfixturevalue("test_policy")
-
-
-@pytest.fixture
 def worker(media, transactional_db, settings):
     generator = run_worker("train", media, settings, env=WORKER_ENV)
     yield next(generator)
@@ -117,7 +112,7 @@ def worker(media, transactional_db, settings):
 @pytest.mark.worker
 class TestOnTheTrainWorker:
     def test_a_job_stores_its_candidates_and_the_feedback_reaches_the_reflection_model(
-            self, worker, policy, settings):
+            self, worker, test_policy, settings):
         """Whatever GEPA decides about each proposal: which ones it keeps rides on the
         test policy's samples, and so on the CPU's floating-point kernels, so this asserts
         what holds for every decision (each proposal stored once, as a candidate or as
@@ -125,7 +120,7 @@ class TestOnTheTrainWorker:
         construction."""
         with FakeReflectionServer() as server:
             job = services.optimisation_launch(job=make_job(
-                policy, reflection_judge(server.url)))
+                test_policy, reflection_judge(server.url)))
             wait_for(lambda: fresh(job).is_finished, timeout=300, worker=worker)
         job = fresh(job)
         assert job.status == Status.DONE, job.error
@@ -191,14 +186,14 @@ class TestOnTheTrainWorker:
                        for i in range(len(PROMPTS))) for c in candidates if c.on_front)
 
     def test_a_proposal_no_better_than_its_parent_is_stored_rejected_and_off_the_front(
-            self, worker, policy):
+            self, worker, test_policy):
         """The stand-in proposes its parent's text unchanged: the same samples,
         a tie on the minibatch, which GEPA rejects (it keeps only a rise). The
         seed's text has no trailing newline, as GEPA strips the text it reads
         back from the reflection model's answer."""
         with FakeReflectionServer(unchanged=True) as server:
             job = services.optimisation_launch(job=make_job(
-                policy, reflection_judge(server.url), seed_text=SYSTEM_PROMPT.strip(),
+                test_policy, reflection_judge(server.url), seed_text=SYSTEM_PROMPT.strip(),
                 max_metric_calls=6))
             wait_for(lambda: fresh(job).is_finished, timeout=300, worker=worker)
         job = fresh(job)
@@ -215,10 +210,10 @@ class TestOnTheTrainWorker:
             assert proposal.results == [seed.results[r["index"]] for r in proposal.results]
         assert selectors.candidate_best(job) == seed and seed.on_front
 
-    def test_cancel_stops_a_running_job_and_keeps_its_candidates(self, worker, policy):
+    def test_cancel_stops_a_running_job_and_keeps_its_candidates(self, worker, test_policy):
         with FakeReflectionServer() as server:
             job = services.optimisation_launch(job=make_job(
-                policy, reflection_judge(server.url), max_metric_calls=200))
+                test_policy, reflection_judge(server.url), max_metric_calls=200))
             wait_for(lambda: PromptCandidate.objects.filter(optimisation=job).exists(),
                      timeout=300, worker=worker)
             cancel = services.optimisation_cancel(job=job)
@@ -251,37 +246,37 @@ class TestFeedback:
 
 
 class TestErrors:
-    def test_a_missing_key_variable_fails_the_job_before_any_sampling(self, db, policy,
+    def test_a_missing_key_variable_fails_the_job_before_any_sampling(self, db, policy_folder,
                                                                       monkeypatch):
         monkeypatch.delenv("GEPA_TEST_API_KEY", raising=False)
         with FakeReflectionServer(api_key="sesame") as server:
             job = services.optimisation_launch(job=make_job(
-                policy, reflection_judge(server.url, api_key_env="GEPA_TEST_API_KEY")))
-            job = optimisation_execute(job_id=job.pk)
+                policy_folder, reflection_judge(server.url, api_key_env="GEPA_TEST_API_KEY")))
+            job = job_run_here(kind="prompt_optimisation", pk=job.pk)
             assert server.requests == []
         assert job.status == Status.FAILED
         assert "GEPA_TEST_API_KEY" in job.error and "not set on the train worker" in job.error
         assert not PromptCandidate.objects.filter(optimisation=job).exists()
 
-    def test_a_wrong_key_or_a_dead_endpoint_fails_the_job_saying_so(self, db, policy,
+    def test_a_wrong_key_or_a_dead_endpoint_fails_the_job_saying_so(self, db, policy_folder,
                                                                     monkeypatch):
         monkeypatch.setenv("GEPA_TEST_API_KEY", "wrong")
         with FakeReflectionServer(api_key="sesame") as server:
             job = services.optimisation_launch(job=make_job(
-                policy, reflection_judge(server.url, api_key_env="GEPA_TEST_API_KEY")))
-            job = optimisation_execute(job_id=job.pk)
+                policy_folder, reflection_judge(server.url, api_key_env="GEPA_TEST_API_KEY")))
+            job = job_run_here(kind="prompt_optimisation", pk=job.pk)
             url = server.url
         assert job.status == Status.FAILED
         assert f"fake-reflector at {url} did not answer: HTTP 401" in job.error
         assert "wrong" not in job.error  # the key itself is never shown
 
         # The server is gone now: nothing answers at its address.
-        job = services.optimisation_launch(job=make_job(policy, reflection_judge(url)))
-        job = optimisation_execute(job_id=job.pk)
+        job = services.optimisation_launch(job=make_job(policy_folder, reflection_judge(url)))
+        job = job_run_here(kind="prompt_optimisation", pk=job.pk)
         assert job.status == Status.FAILED
         assert "did not answer: connection error, after 1 tries" in job.error
 
-    def test_a_launch_refuses_what_cannot_run_and_says_why(self, db, policy, tmp_path):
+    def test_a_launch_refuses_what_cannot_run_and_says_why(self, db, tmp_path):
         local = Judge.objects.create(name="local judge", backend="local")
         job = make_job(tmp_path / "none", local, max_metric_calls=3, minibatch_size=3)
         with pytest.raises(OptimisationError) as refused:
@@ -294,9 +289,34 @@ class TestErrors:
         assert fresh(job).status == Status.DRAFT
 
 
+class TestSettingsFrozenAtLaunch:
+    """A run's GRPO settings were frozen at its launch and the optimiser's
+    worker read its live row: now both run with what they were launched with."""
+
+    def test_a_row_edited_after_the_launch_changes_nothing_about_the_job(
+            self, db, policy_folder, django_capture_on_commit_callbacks):
+        job = make_job(policy_folder, reflection_judge("http://127.0.0.1:9/v1"),
+                       max_metric_calls=12, seed=4)
+        with django_capture_on_commit_callbacks():
+            job = services.optimisation_launch(job=job)
+        launched = OptimisationConfig.launched(job)
+        PromptOptimisation.objects.filter(pk=job.pk).update(
+            max_metric_calls=99, minibatch_size=1, samples_per_prompt=7, seed=5, temperature=0.5)
+        assert OptimisationConfig.launched(fresh(job)) == launched
+        assert (launched.max_metric_calls, launched.seed) == (12, 4)
+        assert job.launched_config["settings"] == launched.to_dict()
+
+    def test_a_job_launched_before_settings_were_frozen_runs_with_its_row(
+            self, db, policy_folder):
+        job = make_job(policy_folder, reflection_judge("http://127.0.0.1:9/v1"))
+        PromptOptimisation.objects.filter(pk=job.pk).update(
+            status=Status.QUEUED, launched_config={"prompts": PROMPTS})
+        assert OptimisationConfig.launched(fresh(job)) == OptimisationConfig.of(job)
+
+
 class TestSaveAsRevision:
-    def test_a_candidate_becomes_the_next_revision_a_run_can_use(self, db, policy):
-        job = make_job(policy, reflection_judge("http://127.0.0.1:9/v1"))
+    def test_a_candidate_becomes_the_next_revision_a_run_can_use(self, db, policy_folder):
+        job = make_job(policy_folder, reflection_judge("http://127.0.0.1:9/v1"))
         seed = PromptCandidate.objects.create(optimisation=job, index=0, text=SYSTEM_PROMPT,
                                               iteration=0, mean_score=0.2)
         child = PromptCandidate.objects.create(optimisation=job, index=1, parent=seed,
@@ -320,10 +340,10 @@ class TestSaveAsRevision:
         assert run.system_prompt.text.endswith("No brush.watercolor.")
 
     def test_the_page_shows_the_front_and_the_best_and_saves_from_a_button(self, client, db,
-                                                                           policy):
+                                                                           policy_folder):
         staff = User.objects.create_superuser("admin", "a@example.com", "pw")
         client.force_login(staff)
-        job = make_job(policy, reflection_judge("http://127.0.0.1:9/v1"))
+        job = make_job(policy_folder, reflection_judge("http://127.0.0.1:9/v1"))
         seed = PromptCandidate.objects.create(
             optimisation=job, index=0, text="the seed prompt", iteration=0, mean_score=0.2,
             on_front=True, results=[{"prompt": p, "score": 0.2} for p in PROMPTS])

@@ -12,7 +12,7 @@ from django.test import Client
 from rating import selectors, services
 from rating.models import Claim, Comparison, Grade, GradeChange, PairClaim, Skip
 from sketches.models import Render
-from tests.conftest import chromium_path
+from tests.chromium import chromium_path
 from tests.rating_data import curator_create, renders_create
 
 KEYS = {"1": "love", "2": "okay", "3": "nope", "l": "love", "o": "okay", "n": "nope"}

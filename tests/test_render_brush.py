@@ -19,10 +19,10 @@ from jobs.tasks import job_task
 from sketches import selectors, services
 from sketches.importing import ErrorCode, import_path
 from sketches.models import ImportJob, Render
-from tests.conftest import read_sketch
 from tests.run_data import WORKER_ENV
+from tests.sketch_files import read_sketch
 from tests.workers import TEST_REDIS_URL, broker_use, render_worker_start, render_worker_stop
-from training.runs.config import GRPOConfig, GRPOConfigError
+from training.runs.config import RunConfig, RunConfigError
 from training.sampling.renderers import run_renderer
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
@@ -137,7 +137,7 @@ class TestRunBrush:
         from training.runs.services import launched_config
 
         run = make_run(tmp_path / "policy", brush="1")
-        grpo = GRPOConfig.from_launched({"grpo": launched_config(run)["grpo"]})
+        grpo = RunConfig.from_launched({"grpo": launched_config(run)["grpo"]})
         assert grpo.brush == "1"
         renderer = run_renderer(grpo.renders, grpo.brush)  # as the run's worker builds it
         [outcome] = renderer([LINES], [0], ["run:test:1:0"]).outcomes
@@ -150,18 +150,18 @@ class TestRunBrush:
         from training.models import TrainingRun
         from training.runs.config import LAUNCHED_BEFORE
 
-        assert GRPOConfig.from_run(TrainingRun()).brush == "2"
+        assert RunConfig.from_run(TrainingRun()).brush == "2"
         assert LAUNCHED_BEFORE["brush"] == "2"
-        stored = GRPOConfig.from_run(TrainingRun()).to_dict()
+        stored = RunConfig.from_run(TrainingRun()).to_dict()
         del stored["brush"]
-        assert GRPOConfig.from_dict(stored).brush == "2"
+        assert RunConfig.from_dict(stored).brush == "2"
 
     def test_a_bad_value_is_refused_at_launch_by_name(self, tmp_path):
         from tests.run_data import make_run
         from training.runs.services import run_problems
 
-        with pytest.raises(GRPOConfigError, match="brush must be one of auto, 2, 1, got '3'"):
-            GRPOConfig(**{**GRPOConfig.from_run(make_run(tmp_path)).to_dict(), "brush": "3"})
+        with pytest.raises(RunConfigError, match="brush must be one of auto, 2, 1, got '3'"):
+            RunConfig(**{**RunConfig.from_run(make_run(tmp_path)).to_dict(), "brush": "3"})
         assert any("brush must be one of auto, 2, 1, got '3'" in problem
                    for problem in run_problems(make_run(tmp_path, brush="3")))
         with pytest.raises(ValueError, match="unknown p5.brush choice '3'"):

@@ -19,8 +19,9 @@ from sketches import gate
 from sketches.renderer import RenderPool
 from sketches.renderer.idle import IdleBrowsers
 from sketches.rendering import OK, REJECTED, UNAVAILABLE, render_text
+from tests.chromium import make_config
 from tests.chromium_faults import chromium_that_fails_mid_render
-from tests.conftest import make_config, read_sketch
+from tests.sketch_files import read_sketch
 
 pytestmark = pytest.mark.browser
 

@@ -20,8 +20,9 @@ import redis
 from sketches.fleet import fleet_render
 from sketches.models import Render
 from sketches.rendering import render_text
-from tests.conftest import TEST_DEADLINE_S, read_sketch
+from tests.chromium import TEST_DEADLINE_S
 from tests.run_data import fresh, make_run, train_worker_start, worker_stop
+from tests.sketch_files import read_sketch
 from tests.workers import (
     TEST_REDIS_URL,
     broker_use,

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from sketches import services
 from sketches.models import Render
-from tests.conftest import read_sketch
+from tests.sketch_files import read_sketch
 from tests.workers import wait_for
 
 BULK_RENDERS = 12

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SKETCHES_DIR, chromium_path
+from tests.chromium import chromium_path
+from tests.sketch_files import SKETCHES_DIR
 
 pytestmark = pytest.mark.browser  # every test runs the command, which starts Chromium
 

@@ -22,9 +22,10 @@ from sketches.models import IMPORTED_RENDERER, Render
 from sketches.renderer import RenderPool
 from sketches.rendering import renderer_version
 from tests import chromium_relay
-from tests.conftest import chromium_path, make_config, read_sketch
+from tests.chromium import chromium_path, make_config
 from tests.pool_data import grades_give
 from tests.rating_data import png_bytes
+from tests.sketch_files import read_sketch
 from tests.workers import wait_for
 
 LINES = read_sketch("good/lines.js")

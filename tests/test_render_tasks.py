@@ -10,7 +10,7 @@ from django.conf import settings
 from paintrl_site.celery import app as celery_app
 from sketches import services
 from sketches.models import Render
-from tests.conftest import read_sketch
+from tests.sketch_files import read_sketch
 from tests.workers import wait_for
 
 
@@ -52,7 +52,7 @@ class TestRenderStore:
             self, media, short_deadline_pool, client, django_user_model):
         from django.urls import reverse
 
-        from tests.conftest import SHORT_DEADLINE_S
+        from tests.chromium import SHORT_DEADLINE_S
 
         sketch = services.sketch_create(code=read_sketch("slow/paced_lines.js"))
         render = Render.objects.create(sketch=sketch, seed=1)

@@ -16,8 +16,9 @@ from sketches.renderer import RenderPool
 from sketches.renderer.fidelity import MEAN_LEVELS_MAX, OFF_SHARE_MAX, picture_difference
 from sketches.renderer.sandbox import STOP_GRACE_S
 from sketches.rendering import HARNESS_VERSION, render_text
+from tests.chromium import SHORT_DEADLINE_S, make_config
 from tests.chromium_faults import chromium_that_fails_mid_render
-from tests.conftest import SHORT_DEADLINE_S, make_config, read_sketch
+from tests.sketch_files import read_sketch
 
 LINES = read_sketch("good/lines.js")
 SLOW_PAINTING = read_sketch("slow/paced_lines.js")

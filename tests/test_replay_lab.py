@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from jobs.registry import job_stale_s
+from jobs.runner import job_run_here
 from tests.lab_data import GROUP_SIZE, lab_world
 from tests.rating_data import curator_create, renders_create
 from tests.workers import wait_for
@@ -23,7 +24,7 @@ from training.lab.selection import (
     renders_select,
     selection_resolve,
 )
-from training.lab.services import ReplayError, replay_cancel, replay_create, replay_run
+from training.lab.services import ReplayError, replay_cancel, replay_create
 from training.models import Judge, Replay, ReplayItem, Rubric
 
 LAB = reverse("training:lab")
@@ -162,7 +163,7 @@ class TestReplay:
                                selection=ReplaySelection(limit=1000), drop_unanswerable=True,
                                queue=False)
         assert replay.items.count() == len(world.renders) + 1  # and the rejected render
-        replay = replay_run(replay_id=replay.pk)
+        replay = job_run_here(kind="replay", pk=replay.pk)
         assert replay.status == "done", replay.error
         assert [r["label"] for r in replay.results["rubrics"]] == ["v2 (rev. 1)", "v1 (rev. 1)"]
 
@@ -200,11 +201,11 @@ class TestReplay:
             vision = Judge.objects.create(name="vision", backend="openai", model="fake-vlm",
                                           base_url=server.url, api_key_env="", timeout_s=5)
             selection = ReplaySelection(limit=12, per_group=4, include_rejected=False)
-            replay = replay_run(replay_id=replay_create(
+            replay = job_run_here(kind="replay", pk=replay_create(
                 rubric=v1, compare_rubric=v2, snapshot=world.snapshot, judge=vision,
                 selection=selection, queue=False).pk)
             asked = server.requests
-            again = replay_run(replay_id=replay_create(
+            again = job_run_here(kind="replay", pk=replay_create(
                 rubric=v1, compare_rubric=v2, snapshot=world.snapshot, judge=vision,
                 selection=selection, queue=False).pk)
             assert server.requests == asked  # every verdict came from the cache
@@ -233,7 +234,7 @@ class TestReplay:
         v2, _ = presets()
         with pytest.raises(ReplayError, match="pairwise .*choose a pool snapshot"):
             replay_create(rubric=v2, selection=ReplaySelection(limit=8), queue=False)
-        replay = replay_run(replay_id=replay_create(
+        replay = job_run_here(kind="replay", pk=replay_create(
             rubric=v2, selection=ReplaySelection(limit=8), drop_unanswerable=True,
             queue=False).pk)
         assert replay.status == "done"
@@ -249,7 +250,7 @@ class TestReplay:
         with pytest.raises(ReplayError, match="preference \\(weight 0.3\\): scorer local: "
                                               "no active reward model: train one"):
             replay_create(rubric=v2, snapshot=world.snapshot, selection=selection, queue=False)
-        replay = replay_run(replay_id=replay_create(
+        replay = job_run_here(kind="replay", pk=replay_create(
             rubric=v2, snapshot=world.snapshot, selection=selection, drop_unanswerable=True,
             queue=False).pk)
         assert replay.status == "done"
@@ -261,23 +262,23 @@ class TestReplay:
 
     def test_a_second_delivery_changes_nothing_and_an_interrupted_one_resumes(self, world):
         v2, _ = presets()
-        replay = replay_run(replay_id=replay_create(
+        replay = job_run_here(kind="replay", pk=replay_create(
             rubric=v2, snapshot=world.snapshot, selection=ReplaySelection(limit=1000),
             queue=False).pk)
         values = {item.pk: item.values for item in replay.items.all()}
-        assert replay_run(replay_id=replay.pk).finished == replay.finished
+        assert job_run_here(kind="replay", pk=replay.pk).finished == replay.finished
         # A worker died halfway: half the values were never saved.
         half = list(replay.items.values_list("pk", flat=True))[::2]
         ReplayItem.objects.filter(pk__in=half).update(values={})
         # While its lease is fresh the job is still its worker's: left alone.
         Replay.objects.filter(pk=replay.pk).update(status="running", worker="other",
                                                    heartbeat=timezone.now())
-        assert replay_run(replay_id=replay.pk).status == "running"
+        assert job_run_here(kind="replay", pk=replay.pk).status == "running"
         assert ReplayItem.objects.filter(pk__in=half, values={}).count() == len(half)
         # Once its worker has been silent PAINTRL_JOB_STALE_S, the next delivery takes over.
         Replay.objects.filter(pk=replay.pk).update(
             heartbeat=timezone.now() - timedelta(seconds=job_stale_s() + 1))
-        resumed = replay_run(replay_id=replay.pk)
+        resumed = job_run_here(kind="replay", pk=replay.pk)
         assert resumed.status == "done"
         assert {item.pk: item.values for item in resumed.items.all()} == values
 
@@ -286,13 +287,13 @@ class TestReplay:
         queued = replay_create(rubric=v2, snapshot=world.snapshot,
                                selection=ReplaySelection(limit=8), queue=False)
         assert "cancelled before it started" in replay_cancel(replay=queued).message
-        assert replay_run(replay_id=queued.pk).status == "cancelled"
+        assert job_run_here(kind="replay", pk=queued.pk).status == "cancelled"
         running = replay_create(rubric=v2, snapshot=world.snapshot,
                                 selection=ReplaySelection(limit=8), queue=False)
         Replay.objects.filter(pk=running.pk).update(status="running")
         running.refresh_from_db()
         assert "after its current batch" in replay_cancel(replay=running).message
-        stopped = replay_run(replay_id=running.pk)
+        stopped = job_run_here(kind="replay", pk=running.pk)
         assert stopped.status == "cancelled"
         assert not stopped.items.exclude(values={}).exists()
         assert "already finished" in replay_cancel(replay=stopped).message
@@ -332,7 +333,7 @@ class TestPages:
         watching = client.get(reverse("training:replay", args=[replay.pk]))
         assert b"of 24 renders scored" in watching.content and b'hx-trigger="every 2s"' \
             in watching.content
-        replay_run(replay_id=replay.pk)
+        job_run_here(kind="replay", pk=replay.pk)
         done = client.get(reverse("training:replay", args=[replay.pk]))
         text = done.content.decode()
         assert "hx-trigger" not in text

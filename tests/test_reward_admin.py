@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from jobs.runner import job_run_here
 from pool.models import RewardModel
 from pool.reward import services
 from pool.reward.metrics import evidence_warning
@@ -49,7 +50,7 @@ class TestRewardModelAdmin:
         toy_graded_renders(45)
         job = services.reward_model_create(config={**SMALL_CONFIG, "max_epochs": 3},
                                            queue=False)
-        services.reward_model_train(reward_model_id=job.pk)
+        job_run_here(kind="reward_model", pk=job.pk)
         page = admin_client.get(reverse("admin:pool_rewardmodel_change", args=[job.pk])).content
         assert b"Held-out (test split) pairwise accuracy" in page
         assert b"Activate and score renders" in page

@@ -9,6 +9,7 @@ import pytest
 import torch
 from django.core.exceptions import ImproperlyConfigured
 
+from jobs.runner import job_run_here
 from pool.reward import conf, services
 from pool.reward.model import Scorer
 from pool.reward.scoring import renders_score, scorer_for
@@ -39,7 +40,7 @@ class TestBackboneHead:
         job = services.reward_model_create(
             config={**SMALL_CONFIG, "model": "backbone", "max_epochs": 60,
                     "learning_rate": 0.02}, queue=False)
-        done = services.reward_model_train(reward_model_id=job.pk)
+        done = job_run_here(kind="reward_model", pk=job.pk)
         assert done.status == "done", done.error
         assert done.metrics["heldout_pairwise_accuracy"] >= 0.8
         scorer = scorer_for(done)

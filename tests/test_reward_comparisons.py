@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 
+from jobs.runner import job_run_here
 from pool.reward import services
 from pool.reward.config import TrainConfig
 from pool.reward.data import (
@@ -132,7 +133,7 @@ class TestJobWithComparisons:
         assert len(graded.compared_only) == 80  # the red and blue toys nobody graded
 
         job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
-        done = services.reward_model_train(reward_model_id=job.pk)
+        done = job_run_here(kind="reward_model", pk=job.pk)
         assert done.status == "done", done.error
         metrics, data = done.metrics, done.training_data
         assert metrics["heldout_pairwise_accuracy"] is not None  # the grades' metric stays
@@ -143,7 +144,7 @@ class TestJobWithComparisons:
     def test_without_comparisons_the_accuracy_is_none(self, media):
         toy_graded_renders(45)
         job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
-        done = services.reward_model_train(reward_model_id=job.pk)
+        done = job_run_here(kind="reward_model", pk=job.pk)
         assert done.status == "done", done.error
         assert done.metrics["heldout_comparison_accuracy"] is None
         assert done.metrics["heldout_comparisons"] == 0

@@ -19,7 +19,7 @@ from pool.reward import gold, services
 from pool.reward.selectors import gold_newest
 from sketches.models import Render, Sketch, code_hash
 from sketches.painter import paint
-from tests.conftest import make_config
+from tests.chromium import make_config
 from tests.lab_data import lab_world
 from tests.run_data import make_run
 from training.runs.probe.plan import probe_launched, probe_problems

@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 
 from sketches.models import Render
-from tests.conftest import read_sketch
 from tests.lab_data import lab_world
+from tests.sketch_files import read_sketch
 from training.models import Judge, PromptSet, Rollout, Rubric, SystemPrompt, TrainingRun
 from training.rubrics import PRESETS, signal_specs
 
@@ -41,7 +41,7 @@ class TestOneSeedAndOneDrawOfReferencesPerGroup:
     def rubric_reward(self, media, render_pool):
         from training.judges.local import LocalRewardModelJudge
         from training.reward_signals import SignalContext
-        from training.runs.callbacks import Lease, StepBook
+        from training.runs.callbacks import RunLease, StepBook
         from training.runs.rewards import RubricReward
         from training.sampling.renderers import ProcessRenderer
 
@@ -55,7 +55,7 @@ class TestOneSeedAndOneDrawOfReferencesPerGroup:
             context=SignalContext(judge=judge, scorer=judge, snapshot=world.snapshot,
                                   seed=SEED),
             num_generations=GENERATIONS, scale_rewards="group", seed=SEED,
-            renderer=ProcessRenderer(render_pool), lease=Lease(run.pk, "here"), book=book)
+            renderer=ProcessRenderer(render_pool), lease=RunLease(run.pk, "here"), book=book)
         return reward, run
 
     @staticmethod

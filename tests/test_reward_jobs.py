@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from jobs.registry import job_kind
+from jobs.runner import job_run_here
 from jobs.services import CancelOutcome
 from pool.models import RewardModel
 from pool.reward import services
@@ -56,12 +57,12 @@ class TestJobStates:
         job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
         cancel = services.reward_model_cancel(reward_model=job)
         assert cancel.status == "cancelled" and cancel.outcome == CancelOutcome.STOPPED
-        after = services.reward_model_train(reward_model_id=job.pk)
+        after = job_run_here(kind="reward_model", pk=job.pk)
         assert after.status == "cancelled" and after.started is None and not after.weights
 
     def test_training_without_grades_fails_and_says_why(self, media):
         job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
-        failed = services.reward_model_train(reward_model_id=job.pk)
+        failed = job_run_here(kind="reward_model", pk=job.pk)
         assert failed.status == "failed"
         assert "fewer than two distinct grades" in failed.error
 
@@ -69,8 +70,8 @@ class TestJobStates:
         toy_graded_renders(45)
         job = services.reward_model_create(config={**SMALL_CONFIG, "max_epochs": 2},
                                            queue=False)
-        done = services.reward_model_train(reward_model_id=job.pk)
-        again = services.reward_model_train(reward_model_id=job.pk)
+        done = job_run_here(kind="reward_model", pk=job.pk)
+        again = job_run_here(kind="reward_model", pk=job.pk)
         assert again.status == "done" and again.weights.name == done.weights.name
         assert again.finished == done.finished
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+from jobs.runner import job_run_here
 from pool.reward import services
 from pool.reward.config import TrainConfig
 from pool.reward.data import (
@@ -177,7 +178,7 @@ class TestTrainingJob:
             self, media):
         toy_graded_renders(90)
         job = services.reward_model_create(config=SMALL_CONFIG, queue=False)
-        done = services.reward_model_train(reward_model_id=job.pk)
+        done = job_run_here(kind="reward_model", pk=job.pk)
         assert done.status == "done", done.error
         assert done.metrics["heldout_pairwise_accuracy"] >= 0.8
         assert set(done.metrics["test"]["by_grade"]) == {"nope", "okay", "love"}

@@ -9,6 +9,7 @@ import random
 import pytest
 from django.conf import settings as django_settings
 
+from jobs.runner import job_run_here
 from pool.models import RewardModel
 from pool.reward import selectors, services
 from pool.reward.scoring import model_label, renders_score
@@ -21,7 +22,7 @@ from tests.reward_data import SMALL_CONFIG, toy_graded_renders, toy_render
 def trained(media):
     renders = toy_graded_renders(45)
     job = services.reward_model_create(config={**SMALL_CONFIG, "max_epochs": 8}, queue=False)
-    job = services.reward_model_train(reward_model_id=job.pk)
+    job = job_run_here(kind="reward_model", pk=job.pk)
     assert job.status == "done", job.error
     return job, renders
 
@@ -55,7 +56,7 @@ class TestScoring:
         job, _ = trained
         second = services.reward_model_create(config={**SMALL_CONFIG, "max_epochs": 2},
                                               queue=False)
-        second = services.reward_model_train(reward_model_id=second.pk)
+        second = job_run_here(kind="reward_model", pk=second.pk)
         with django_capture_on_commit_callbacks() as callbacks:
             services.reward_model_activate(reward_model=job)
             services.reward_model_activate(reward_model=second)

@@ -19,8 +19,8 @@ from training.judges.local import LocalRewardModelJudge
 from training.judges.openai_compat import OpenAICompatibleJudge
 from training.models import Judge
 from training.reward_signals import (
-    Rollout,
     SignalContext,
+    SignalInput,
     approx_tokens,
     rollout_from_render,
     signal_context_for,
@@ -44,13 +44,13 @@ GATES = [{"name": "gate", "kind": "gate", "weight": 1},
 
 def test_gates_follow_the_renderers_verdict_and_a_browser_failure_is_none():
     rollouts = [
-        Rollout("a", "p", "code", OK),
-        Rollout("b", "p", "code", REJECTED, ["syntax_error"]),
-        Rollout("c", "p", "code", REJECTED, ["no_brush_painting", "plain_primitives_only"]),
-        Rollout("d", "p", "code", REJECTED, ["network_access"]),
-        Rollout("e", "p", "code", UNAVAILABLE),
-        Rollout("f", "p", "code", REJECTED, ["plain_painting"]),
-        Rollout("g", "p", "code", REJECTED, ["raw_webgl", "direct_pixels"]),
+        SignalInput("a", "p", "code", OK),
+        SignalInput("b", "p", "code", REJECTED, ["syntax_error"]),
+        SignalInput("c", "p", "code", REJECTED, ["no_brush_painting", "plain_primitives_only"]),
+        SignalInput("d", "p", "code", REJECTED, ["network_access"]),
+        SignalInput("e", "p", "code", UNAVAILABLE),
+        SignalInput("f", "p", "code", REJECTED, ["plain_painting"]),
+        SignalInput("g", "p", "code", REJECTED, ["raw_webgl", "direct_pixels"]),
     ]
     assert values_of(GATES, rollouts) == [
         [1.0, 1.0, 1.0],
@@ -68,13 +68,13 @@ def test_length_bound_and_ramp():
                 "params": {"min_tokens": 10, "max_tokens": 100}},
                {"name": "ramp", "kind": "length", "weight": 1,
                 "params": {"mode": "ramp", "target_tokens": 200}}]
-    rollouts = [Rollout(str(n), "p", "", OK, tokens=n) for n in (5, 50, 100, 400)]
+    rollouts = [SignalInput(str(n), "p", "", OK, tokens=n) for n in (5, 50, 100, 400)]
     assert values_of(signals, rollouts) == [[0.0, 0.025], [1.0, 0.25], [1.0, 0.5], [0.0, 1.0]]
 
 
 def test_tokens_are_approximated_from_the_code_when_no_tokenizer_counted_them():
     assert approx_tokens("brush.fill('red', 40);") == 11
-    assert Rollout("a", "p", "let x = 1;", OK).token_count == 5
+    assert SignalInput("a", "p", "let x = 1;", OK).token_count == 5
 
 
 @pytest.mark.django_db
@@ -154,7 +154,8 @@ def test_without_an_active_reward_model_the_local_judge_says_what_to_do(media):
 
 @pytest.mark.django_db
 def test_picture_signals_without_a_judge_are_none_never_zero():
-    rollouts = [Rollout("a", "p", "code", OK, picture=None), Rollout("b", "p", "", REJECTED)]
+    rollouts = [SignalInput("a", "p", "code", OK, picture=None),
+                SignalInput("b", "p", "", REJECTED)]
     context = SignalContext(judge=None, scorer=None)
     signals = [{"name": "preference", "kind": "preference", "weight": 1}]
     assert values_of(signals, rollouts, context) == [[None], [0.0]]

@@ -13,6 +13,7 @@ import random
 import pytest
 from django.urls import reverse
 
+from jobs.runner import job_run_here
 from pool.models import RewardModel
 from pool.reward import services
 from pool.reward.data import TEST, TRAIN, VALIDATION
@@ -29,7 +30,7 @@ JUDGE_RENDERS = 120
 
 
 def trained(job: RewardModel) -> RewardModel:
-    done = services.reward_model_train(reward_model_id=job.pk)
+    done = job_run_here(kind="reward_model", pk=job.pk)
     assert done.status == RewardModel.Status.DONE, done.error
     return done
 
@@ -129,7 +130,7 @@ class TestDisjointData:
         split = judge.training_data["render_ids"]
         Grade.objects.filter(render_id__in=[int(i) for i in split[VALIDATION] + split[TEST]]
                              ).delete()
-        failed = services.reward_model_train(reward_model_id=yardstick.pk)
+        failed = job_run_here(kind="reward_model", pk=yardstick.pk)
         assert failed.status == RewardModel.Status.FAILED
         assert "DisjointError" in failed.error and "too few for a yardstick" in failed.error
 

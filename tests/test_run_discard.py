@@ -1,4 +1,4 @@
-"""A resume discards what came after its checkpoint (training.runs.worker.
+"""A resume discards what came after its checkpoint (training.runs.job.
 rows_discard): the steps, rollouts and their sketches, except those a
 curator graded. The PNGs go only once those rows are gone for good: a
 rollback leaves every row with its file."""
@@ -13,7 +13,7 @@ from rating.services import curator_get_or_create, grade_record
 from sketches.models import Render
 from tests.run_data import run_create, steps_create
 from training.models import Rollout, TrainingRun, TrainingStep
-from training.runs.worker import rows_discard
+from training.runs.job import rows_discard
 
 pytestmark = pytest.mark.django_db
 

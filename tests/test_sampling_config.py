@@ -1,5 +1,5 @@
 """The sampling settings, defined once (training/sampling/config.py) and
-shared by every job that samples a policy: a run (GRPOConfig), its probe, a
+shared by every job that samples a policy: a run (RunConfig), its probe, a
 prompt optimisation and a calibration. The copies these replaced checked
 differently (a calibration let a NaN temperature through, an optimisation a
 0-token budget and any chat template arguments); each job now refuses the
@@ -15,7 +15,7 @@ import pytest
 from training.calibration.config import CalibrationConfig, CalibrationConfigError
 from training.models import PromptOptimisation, TrainingRun
 from training.optimiser.services import _budget_problems
-from training.runs.config import GRPOConfig, GRPOConfigError
+from training.runs.config import RunConfig, RunConfigError
 from training.sampling.config import SamplingConfig, SamplingConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,8 +42,8 @@ class TestOneCheck:
     def test_every_job_refuses_the_same_values_in_the_same_words(self, bad, said):
         with pytest.raises(SamplingConfigError, match=re.escape(said)):
             SamplingConfig(**{**good(), **bad})
-        with pytest.raises(GRPOConfigError, match=re.escape(said)):
-            GRPOConfig(**{**GRPOConfig.from_run(TrainingRun()).to_dict(), **bad})
+        with pytest.raises(RunConfigError, match=re.escape(said)):
+            RunConfig(**{**RunConfig.from_run(TrainingRun()).to_dict(), **bad})
         with pytest.raises(CalibrationConfigError, match=re.escape(said)):
             calibration(**bad)
         job = PromptOptimisation(**bad)
@@ -63,7 +63,7 @@ class TestOneCheck:
 class TestSharedByTheJobs:
     def test_the_wider_configs_extend_it_and_never_declare_a_sampling_setting_again(self):
         names = set(SamplingConfig.names())
-        for config in (GRPOConfig, CalibrationConfig):
+        for config in (RunConfig, CalibrationConfig):
             assert issubclass(config, SamplingConfig)
             assert names <= set(config.names())
             assert not names & set(vars(config).get("__annotations__", {}))

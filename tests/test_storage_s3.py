@@ -25,9 +25,9 @@ from pool.services import snapshot_freeze
 from sketches import services
 from sketches.importing.jobs import import_job_create, import_job_run
 from sketches.models import Render, Sketch
-from tests.conftest import read_sketch
 from tests.pool_data import grades_give, pool_renders_create
 from tests.ports import free_port
+from tests.sketch_files import read_sketch
 from tests.workers import run_worker, wait_for
 
 REGION = "us-east-1"

@@ -18,10 +18,10 @@ import random
 import pytest
 from django.urls import reverse
 
+from jobs.runner import job_run_here
 from pool.models import RewardModel
 from pool.reward import services as reward_services
 from sketches.models import Render, Sketch
-from tests.conftest import read_sketch
 from tests.lab_data import lab_world
 from tests.rating_data import curator_create
 from tests.reward_data import toy_render
@@ -32,13 +32,13 @@ from tests.run_data import (
     train_worker_start,
     worker_stop,
 )
+from tests.sketch_files import read_sketch
 from tests.workers import wait_for
 from training.models import Judge, Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
 from training.runs import services
 from training.runs.probe.plan import PROBE_EVERY, PROBE_PROMPTS, PROBE_SAMPLES, probe_prompts
 from training.runs.probe.selectors import probe_means
 from training.runs.services import RunError
-from training.runs.worker import run_execute
 
 Status = TrainingRun.Status
 # 120 toy renders: the judge holds out about 42, enough for the yardstick's
@@ -51,7 +51,7 @@ def yardstick_world():
     world = lab_world(count=WORLD_RENDERS)
     job = reward_services.reward_model_yardstick_create(reward_model=world.reward_model,
                                                         queue=False)
-    yardstick = reward_services.reward_model_train(reward_model_id=job.pk)
+    yardstick = job_run_here(kind="reward_model", pk=job.pk)
     assert yardstick.status == RewardModel.Status.DONE, yardstick.error
     return world, yardstick
 
@@ -70,8 +70,8 @@ def rollout_codes(run: TrainingRun) -> dict[tuple[int, int, int], str]:
 
 @pytest.mark.django_db
 class TestLaunch:
-    def test_a_probe_without_a_yardstick_is_refused_with_the_way_out(self, test_policy):
-        run = make_run(test_policy, probe_every=5)
+    def test_a_probe_without_a_yardstick_is_refused_with_the_way_out(self, policy_folder):
+        run = make_run(policy_folder, probe_every=5)
         with pytest.raises(RunError) as error:
             services.run_launch(run=run)
         message = str(error.value)
@@ -82,7 +82,7 @@ class TestLaunch:
         assert fresh(run).status == Status.DRAFT
 
     def test_a_yardstick_must_be_finished_disjoint_from_the_judges_model_with_a_pool(
-            self, media, test_policy):
+            self, media, policy_folder):
         world, yardstick = yardstick_world()
         judge = world.reward_model
         # The judge's own model, and an ordinary model trained on the same grades.
@@ -92,23 +92,23 @@ class TestLaunch:
                         f"v{judge.version}, the reward model the run's local judge uses"),
                 (ordinary, f"the yardstick, reward model v{ordinary.version}, is queued: "
                            "wait until it has trained")):
-            run = make_run(test_policy, probe_every=5, yardstick=chosen, snapshot=world.snapshot)
+            run = make_run(policy_folder, probe_every=5, yardstick=chosen, snapshot=world.snapshot)
             with pytest.raises(RunError, match=expected):
                 services.run_launch(run=run)
-        no_pool = make_run(test_policy, probe_every=5, yardstick=yardstick)
+        no_pool = make_run(policy_folder, probe_every=5, yardstick=yardstick)
         assert services.run_problems(no_pool) == [
             "the probe scores each sample against references from the run's pool snapshot: "
             "choose a snapshot that has members"]
         # A judge that is not the local reward model takes any finished yardstick.
         vision = Judge.objects.create(name="vision", backend="openai")
-        other = make_run(test_policy, probe_every=5, yardstick=judge, snapshot=world.snapshot)
+        other = make_run(policy_folder, probe_every=5, yardstick=judge, snapshot=world.snapshot)
         TrainingRun.objects.filter(pk=other.pk).update(judge=vision, scorer=vision)
         assert services.run_problems(fresh(other)) == []
 
-    def test_launch_freezes_the_probe_and_a_clone_copies_it(self, media, test_policy,
+    def test_launch_freezes_the_probe_and_a_clone_copies_it(self, media, policy_folder,
                                                             ):
         world, yardstick = yardstick_world()
-        run = services.run_launch(run=make_run(test_policy, probe_every=3, seed=7,
+        run = services.run_launch(run=make_run(policy_folder, probe_every=3, seed=7,
                                                yardstick=yardstick, snapshot=world.snapshot))
         probe = run.launched_config["probe"]
         members = dict(world.snapshot.members.values_list("pk", "render_id"))
@@ -123,7 +123,7 @@ class TestLaunch:
         clone = services.run_clone(run=run)
         assert (clone.probe_every, clone.yardstick) == (3, yardstick)
         # Without a probe, nothing is frozen for one.
-        plain = services.run_launch(run=make_run(test_policy))
+        plain = services.run_launch(run=make_run(policy_folder))
         assert plain.launched_config["probe"] is None
 
     def test_the_probe_prompts_are_spread_over_the_prompt_set(self):
@@ -149,7 +149,7 @@ class TestDefaults:
         for _ in range(2):
             job = reward_services.reward_model_yardstick_create(
                 reward_model=world.reward_model, queue=False)
-            yardsticks.append(reward_services.reward_model_train(reward_model_id=job.pk))
+            yardsticks.append(job_run_here(kind="reward_model", pk=job.pk))
         reward_services.reward_model_yardstick_create(reward_model=world.reward_model,
                                                       queue=False)  # queued: not chosen
         assert run_defaults()["yardstick"] == yardsticks[-1].pk
@@ -250,7 +250,7 @@ class TestOnTheTrainWorker:
             test_policy, max_steps=2, snapshot=world.snapshot, yardstick=yardstick,
             probe_every=every)) for every in (1, 0))
         for run in (probed, plain):
-            assert run_execute(run_id=run.pk).status == Status.DONE, fresh(run).error
+            assert job_run_here(kind="run", pk=run.pk).status == Status.DONE, fresh(run).error
         assert Probe.objects.filter(run=probed).count() == 3
         assert not Probe.objects.filter(run=plain).exists()
         assert rollout_codes(probed) == rollout_codes(plain) and len(rollout_codes(plain)) == 4

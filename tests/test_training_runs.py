@@ -23,10 +23,11 @@ from django.db.models import Count
 from django.urls import reverse
 from django.utils import timezone
 
+from jobs.runner import job_run_here
 from sketches.models import Render, Sketch
 from tests.chromium_faults import chromium_that_dies_on_render
-from tests.conftest import read_sketch
 from tests.lab_data import lab_world
+from tests.policy_data import policy_folder_write
 from tests.run_data import (
     RUBRIC,
     cancelled_at_a_boundary,
@@ -36,6 +37,7 @@ from tests.run_data import (
     train_worker_start,
     worker_stop,
 )
+from tests.sketch_files import read_sketch
 from tests.workers import wait_for, worker_kill
 from training.models import (
     Rollout,
@@ -47,7 +49,6 @@ from training.policy import run_dir
 from training.presets import SYSTEM_PROMPT
 from training.runs import services
 from training.runs.services import RunError
-from training.runs.worker import run_execute
 
 Status = TrainingRun.Status
 # A preference score no judge can give here (the local judge without a reward
@@ -255,8 +256,8 @@ class TestLaunch:
         assert fresh(run).status == Status.DRAFT
 
     def test_a_signal_the_judges_can_never_answer_is_refused_with_the_way_out(
-            self, test_policy):
-        run = make_run(test_policy, signals=[*RUBRIC, PREFERENCE])  # no reward model here
+            self, policy_folder):
+        run = make_run(policy_folder, signals=[*RUBRIC, PREFERENCE])  # no reward model here
         with pytest.raises(RunError) as error:
             services.run_launch(run=run)
         message = str(error.value)
@@ -266,10 +267,10 @@ class TestLaunch:
         assert fresh(run).status == Status.DRAFT
 
     def test_adherence_asked_of_the_local_model_is_refused_or_dropped_openly(
-            self, media, test_policy, django_capture_on_commit_callbacks):
+            self, media, policy_folder, django_capture_on_commit_callbacks):
         world = lab_world()  # a reward model: it answers all but adherence
         v1 = Rubric.objects.get(name="v1")
-        run = make_run(test_policy, rubric=v1, snapshot=world.snapshot)
+        run = make_run(policy_folder, rubric=v1, snapshot=world.snapshot)
         with pytest.raises(RunError, match="adherence \\(weight 0.07\\): the local reward "
                                            "model never sees the prompt.*vision judge"):
             services.run_launch(run=run)
@@ -289,8 +290,8 @@ class TestLaunch:
         clone = services.run_clone(run=run)
         assert clone.drop_unanswerable and clone.dropped_signals == []
 
-    def test_dropping_every_weighted_signal_is_refused(self, test_policy):
-        run = make_run(test_policy, signals=[PREFERENCE], drop_unanswerable=True)
+    def test_dropping_every_weighted_signal_is_refused(self, policy_folder):
+        run = make_run(policy_folder, signals=[PREFERENCE], drop_unanswerable=True)
         with pytest.raises(RunError, match="leaves no weighted signal"):
             services.run_launch(run=run)
 
@@ -303,25 +304,25 @@ class TestLaunch:
                                                snapshot=world.snapshot))
         assert run.dropped_signals == []
         RewardModel.objects.update(active=False)  # deactivated after the launch
-        run = run_execute(run_id=run.pk)
+        run = job_run_here(kind="run", pk=run.pk)
         assert run.status == Status.FAILED
         assert "since the launch, the judges can never answer preference" in run.error
         assert "no active reward model" in run.error and "resumed" in run.error
         assert not TrainingStep.objects.filter(run=run).exists()
 
-    def test_a_bad_rubric_is_refused_with_its_reason(self, test_policy):
-        run = make_run(test_policy)
+    def test_a_bad_rubric_is_refused_with_its_reason(self, policy_folder):
+        run = make_run(policy_folder)
         Rubric.objects.filter(pk=run.rubric_id).update(signals=[{"kind": "vibes", "weight": 1}])
         run.refresh_from_db()
         with pytest.raises(RunError, match="kind 'vibes' is not one of"):
             services.run_launch(run=run)
 
-    def test_a_lora_run_launches_and_a_lora_rank_below_1_is_refused(self, test_policy):
+    def test_a_lora_run_launches_and_a_lora_rank_below_1_is_refused(self, policy_folder):
         """peft is pinned (requirements.txt), so the LoRA refusal that runs is
         the rank's; a missing peft fails this test rather than skipping a branch."""
         import peft  # noqa: F401
 
-        run = make_run(test_policy, lora=True, lora_rank=0)
+        run = make_run(policy_folder, lora=True, lora_rank=0)
         with pytest.raises(RunError, match="lora_rank must be at least 1"):
             services.run_launch(run=run)
         run.lora_rank = 4
@@ -329,32 +330,24 @@ class TestLaunch:
         assert services.run_launch(run=run).launched_config["grpo"]["lora"] is True
 
     def test_a_tiny_policys_learning_rate_with_lora_on_a_real_checkpoint_is_refused(
-            self, test_policy, tmp_path):
+            self, policy_folder, tmp_path):
         """The refusal reads the checkpoint's size from its safetensors header:
         here a folder whose header says 0.6 B parameters (no weights behind
         it: the launch check never loads them)."""
-        import json
-        import struct
-
-        real = tmp_path / "qwen3-0.6b"
-        real.mkdir()
-        shutil.copy(test_policy / "config.json", real / "config.json")
-        header = json.dumps({"embed.weight": {"dtype": "BF16", "shape": [151_936, 4096],
-                                              "data_offsets": [0, 0]}}).encode()
-        (real / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header)
+        real = policy_folder_write(tmp_path / "qwen3-0.6b", parameters=151_936 * 4096)
         run = make_run(real, lora=True, learning_rate=3e-4)
         assert any("learning_rate 0.0003 is meant for the built-in tiny policy: LoRA on a 0.6 "
                    "B-parameter checkpoint wants about 1e-5" in problem
                    for problem in services.run_problems(run))
         run.learning_rate = 1e-5
         assert not any("learning_rate" in problem for problem in services.run_problems(run))
-        # The built-in policy (5 M parameters here) keeps its own rate with LoRA.
-        tiny = make_run(test_policy, lora=True, learning_rate=3e-4)
+        # The built-in policy's size keeps its own rate with LoRA.
+        tiny = make_run(policy_folder, lora=True, learning_rate=3e-4)
         assert not any("learning_rate" in problem for problem in services.run_problems(tiny))
 
     def test_launch_freezes_the_config_and_queues_after_commit(
-            self, test_policy, django_capture_on_commit_callbacks):
-        run = make_run(test_policy)
+            self, policy_folder, django_capture_on_commit_callbacks):
+        run = make_run(policy_folder)
         with django_capture_on_commit_callbacks() as callbacks:
             run = services.run_launch(run=run)
         assert len(callbacks) == 1 and run.status == Status.QUEUED
@@ -362,7 +355,7 @@ class TestLaunch:
         assert config["rubric"]["signals"] == RUBRIC
         assert config["system_prompt"]["text"] == SYSTEM_PROMPT
         assert config["prompts"] == ["a red barn", "a blue lake", "a green hill"]
-        assert config["policy_path"] == str(test_policy)
+        assert config["policy_path"] == str(policy_folder)
         assert config["grpo"]["num_generations"] == 2 and config["versions"]["trl"]
         with pytest.raises(RunError, match="not a draft"):
             services.run_launch(run=run)
@@ -370,26 +363,26 @@ class TestLaunch:
 
 @pytest.mark.django_db
 class TestStates:
-    def test_a_redelivered_message_for_a_live_run_does_nothing(self, test_policy):
-        run = make_run(test_policy)
+    def test_a_redelivered_message_for_a_live_run_does_nothing(self, policy_folder):
+        run = make_run(policy_folder)
         TrainingRun.objects.filter(pk=run.pk).update(
             status=Status.RUNNING, worker="elsewhere", heartbeat=timezone.now(),
             launched_config={"grpo": {}})
-        after = run_execute(run_id=run.pk)
+        after = job_run_here(kind="run", pk=run.pk)
         assert after.status == Status.RUNNING and after.worker == "elsewhere"
         with pytest.raises(RunError, match="is running"):
             services.run_resume(run=after)
 
-    def test_a_queued_run_cancels_at_once_and_never_trains(self, test_policy):
-        run = services.run_launch(run=make_run(test_policy))
+    def test_a_queued_run_cancels_at_once_and_never_trains(self, policy_folder):
+        run = services.run_launch(run=make_run(policy_folder))
         assert "before it started" in services.run_cancel(run=run).message
-        after = run_execute(run_id=run.pk)
+        after = job_run_here(kind="run", pk=run.pk)
         assert after.status == Status.CANCELLED and after.started is None
 
-    def test_a_stalled_run_can_be_cancelled_and_resumed(self, test_policy, settings,
+    def test_a_stalled_run_can_be_cancelled_and_resumed(self, policy_folder, settings,
                                                         django_capture_on_commit_callbacks):
         settings.PAINTRL_RUN_STALE_S = 60
-        run = services.run_launch(run=make_run(test_policy))
+        run = services.run_launch(run=make_run(policy_folder))
         TrainingRun.objects.filter(pk=run.pk).update(
             status=Status.RUNNING, worker="lost", checkpoint_step=3,
             heartbeat=timezone.now() - timedelta(seconds=61))
@@ -400,19 +393,17 @@ class TestStates:
         assert len(callbacks) == 1
 
     def test_a_failure_is_recorded_on_the_run_which_may_be_resumed(
-            self, media, test_policy, tmp_path):
-        moved = tmp_path / "policy"
-        shutil.copytree(test_policy, moved)
-        run = services.run_launch(run=make_run(moved))
-        shutil.rmtree(moved)  # gone by the time the worker loads it
-        after = run_execute(run_id=run.pk)  # returns: the worker lives on
+            self, media, policy_folder):
+        run = services.run_launch(run=make_run(policy_folder))
+        shutil.rmtree(policy_folder)  # gone by the time the worker loads it
+        after = job_run_here(kind="run", pk=run.pk)  # returns: the worker lives on
         assert after.status == Status.FAILED and after.finished is not None
         assert after.error.startswith("FileNotFoundError: no policy at")
         assert after.progress["stage"] == Status.FAILED
         assert services.run_resume(run=after).status == Status.QUEUED
 
-    def test_a_draft_or_finished_run_is_not_resumed(self, test_policy):
-        run = make_run(test_policy)
+    def test_a_draft_or_finished_run_is_not_resumed(self, policy_folder):
+        run = make_run(policy_folder)
         with pytest.raises(RunError, match="never launched"):
             services.run_resume(run=run)
         TrainingRun.objects.filter(pk=run.pk).update(status=Status.DONE,
@@ -420,8 +411,8 @@ class TestStates:
         with pytest.raises(RunError, match="is done"):
             services.run_resume(run=fresh(run))
 
-    def test_a_clone_is_a_draft_with_the_same_settings(self, test_policy):
-        run = services.run_launch(run=make_run(test_policy, max_steps=7, seed=5))
+    def test_a_clone_is_a_draft_with_the_same_settings(self, policy_folder):
+        run = services.run_launch(run=make_run(policy_folder, max_steps=7, seed=5))
         clone = services.run_clone(run=run)
         assert clone.status == Status.DRAFT and clone.parent == run
         assert (clone.max_steps, clone.seed, clone.rubric, clone.base_model) == (
@@ -440,7 +431,7 @@ class TestRewardFunction:
         from training.policy.chat import assistant_text
         from training.reward_signals import SignalContext
         from training.rubrics import signal_specs
-        from training.runs.callbacks import Lease, StepBook
+        from training.runs.callbacks import RunLease, StepBook
         from training.runs.rewards import RubricReward, render_seed
         from training.sampling.renderers import ProcessRenderer
 
@@ -456,7 +447,7 @@ class TestRewardFunction:
             run_id=run.pk, specs=specs,
             context=SignalContext(judge=None, scorer=None), num_generations=2,
             scale_rewards="group", seed=7, renderer=ProcessRenderer(render_pool),
-            lease=Lease(run.pk, "here"), book=book)
+            lease=RunLease(run.pk, "here"), book=book)
         lines = assistant_text(read_sketch("good/lines.js"))
         texts = [lines, "no sketch in this reply", lines, lines]
         totals = reward(prompts=[[{"role": "user", "content": p}] for p in "aabb"],
@@ -518,7 +509,7 @@ class TestLora:
 
         run = services.run_launch(run=make_run(test_policy, max_steps=4, save_steps=2,
                                                lora=True, lora_rank=4, beta=0.04))
-        run = run_execute(run_id=run.pk)  # in this process: no worker needed
+        run = job_run_here(kind="run", pk=run.pk)  # in this process: no worker needed
         assert run.status == Status.DONE, run.error
         assert TrainingStep.objects.get(run=run, step=2).metrics["kl"] is not None
         model, _ = policy_load(run.progress["final_policy"])
@@ -526,6 +517,6 @@ class TestLora:
 
         TrainingRun.objects.filter(pk=run.pk).update(status=Status.FAILED, checkpoint_step=2)
         services.run_resume(run=fresh(run))
-        run = run_execute(run_id=run.pk, resume=True)
+        run = job_run_here(kind="run", pk=run.pk, options={"resume": True})
         assert run.status == Status.DONE and run.progress["resumed_from"] == 2
         assert steps_of(run) == [1, 2, 3, 4] and Rollout.objects.filter(run=run).count() == 8

@@ -15,7 +15,8 @@ import redis
 from django.db import connection
 
 from paintrl_site.celery import app as celery_app
-from tests.conftest import chromium_path, tier_require
+from tests.chromium import chromium_path
+from tests.tiers import tier_require
 
 ROOT = Path(__file__).resolve().parents[1]
 # A Redis database of its own, so a running demo's workers never take test tasks.

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from pool.sampling import references_sample
+from pool.references import references_sample
 from sketches import gate
 from sketches.rendering import OK, REJECTED, UNAVAILABLE
 
@@ -59,7 +59,7 @@ def approx_tokens(code: str) -> int:
 
 
 @dataclass
-class Rollout:
+class SignalInput:
     """What a signal needs to know about one rollout."""
 
     key: str  # stable: seeds the draw of references when there is no group
@@ -71,11 +71,10 @@ class Rollout:
     tokens: int | None = None  # the policy's own count, when there is one
     # The GRPO group's key: rollouts that share it face the same references, so
     # identical code in a group earns an identical reward, and a draw's luck
-    # (an easy reference) cancels in the advantage. Measured on 24 groups of 8
-    # stored renders with the local judge (benchmarks/reference_noise.py,
-    # 2026-12-03): a draw's advantages correlate 0.996 with the expected ones
-    # when shared, 0.917 when drawn per rollout, and rank the truly best
-    # rollout first 100 % of the time against 71 %. "" for one alone.
+    # (an easy reference) cancels in the advantage: shared draws hold the
+    # expected advantages far more closely than draws per rollout
+    # (benchmarks/reference_noise.py; its figures in docs/benchmarks.md).
+    # "" for one alone.
     group: str = ""
 
     @property
@@ -83,23 +82,23 @@ class Rollout:
         return self.tokens if self.tokens is not None else approx_tokens(self.code)
 
 
-def rollout_from_render(render) -> Rollout:
+def rollout_from_render(render) -> SignalInput:
     """A stored Render (status ok or rejected; anything else counts as unavailable)."""
     status = {render.Status.OK: OK, render.Status.REJECTED: REJECTED}.get(render.status,
                                                                           UNAVAILABLE)
     picture = None
     if status == OK and render.png:
         picture = Picture.stored(render.png.name)
-    return Rollout(key=f"render:{render.pk}", prompt=render.sketch.prompt,
+    return SignalInput(key=f"render:{render.pk}", prompt=render.sketch.prompt,
                    code=render.sketch.code, status=status,
                    violations=tuple(render.violations or ()), picture=picture)
 
 
 def rollout_from_outcome(*, key: str, prompt: str, text: str, outcome,
-                         tokens: int | None = None, group: str = "") -> Rollout:
+                         tokens: int | None = None, group: str = "") -> SignalInput:
     """A rollout rendered just now (sketches.rendering.RenderOutcome), not stored."""
     picture = Picture(data=outcome.png) if outcome.status == OK and outcome.png else None
-    return Rollout(key=key, prompt=prompt, code=text, status=outcome.status,
+    return SignalInput(key=key, prompt=prompt, code=text, status=outcome.status,
                    violations=tuple(outcome.violations), picture=picture, tokens=tokens,
                    group=group)
 
@@ -197,7 +196,7 @@ def unanswerable_text(found: Sequence[dict], *, how_to_drop: str) -> str:
             "signal is shown with its weight, and the others' shares grow")
 
 
-def signals_compute(specs: Sequence[SignalSpec], rollouts: Sequence[Rollout],
+def signals_compute(specs: Sequence[SignalSpec], rollouts: Sequence[SignalInput],
                     context: SignalContext) -> list[dict[str, float | None]]:
     """Each rollout's values, keyed by SignalSpec.key (specs that share a key
     are computed once)."""

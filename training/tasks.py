@@ -11,13 +11,19 @@ from training.lab.agreement import judge_agreement_measure
 from training.models import Judge
 
 
-@shared_task
+# A judge's agreement asks it about at most MAX_RENDERS renders and MAX_PAIRS
+# pairs (training.lab.agreement): an hour is far beyond that, and frees the
+# short worker from a judge that stopped answering.
+@shared_task(soft_time_limit=3600, time_limit=3600 + 60)
 def judge_agreement_task(judge_id: int) -> dict:
     judge = Judge.objects.get(pk=judge_id)
     return judge_agreement_measure(judge=judge)
 
 
-@shared_task
+# The built-in policy's recipe trains for fixed steps (training.policy.build
+# RECIPES) and yields to renders (run_yielding), so a busy machine makes it
+# slower, not endless: six hours frees the train worker from one that hung.
+@shared_task(soft_time_limit=6 * 3600, time_limit=6 * 3600 + 120)
 def policy_bootstrap_task(out: str, options: dict) -> str:
     """Build a policy on the train worker (`bootstrap_policy --queue`): a
     redelivered or repeated task finds the policy built and does nothing."""

@@ -12,5 +12,8 @@ urlpatterns = [
     path("calibrate/", calibration.calibrate, name="calibrate"),
     path("calibrations/<int:pk>/cancel/", calibration.calibration_stop,
          name="calibration_cancel"),
+    path("snapshots/<int:pk>/calibrations/", calibration.snapshot_calibrations,
+         name="snapshot_calibrations"),
+    path("snapshots/<int:pk>/derive/", calibration.snapshot_derive, name="snapshot_derive"),
     path("runs/", include("training.runs.urls")),
 ]

@@ -18,14 +18,14 @@ class TrainConfig:
 
     # --- what learns -------------------------------------------------------
     model: str = CNN  # "cnn" (from scratch) or "backbone" (head on PAINTRL_REWARD_BACKBONE)
-    # 64 px: on 617 training renders of the simulated-graded corpus, held-out
-    # pairwise accuracy 0.91 (two seeds) against 0.92 at 96 px, which trained
-    # twice as long; 40 epochs over 1,664 renders then fit the 120 s target.
+    # 64 px: held-out pairwise accuracy nearly that of 96 px in half the
+    # training time, so 40 epochs over the benchmark corpus fit the 120 s
+    # target (benchmarks/reward_eval.py, reward_speed.py; docs/benchmarks.md).
     image_size: int = 64
     width: int = 24  # CNN channels in the first layer
     # Join the CNN's features with whole-picture colour and edge statistics
-    # (model.global_statistics): 0.89 against 0.86 held-out accuracy on 269
-    # training renders; even by 617 (0.91 both).
+    # (model.global_statistics): better held-out accuracy with few training
+    # renders, even with more (benchmarks/reward_eval.py; docs/benchmarks.md).
     statistics: bool = True
     # --- data --------------------------------------------------------------
     sources: str = "auto"  # "human", "simulated", or "auto" (human when there are any)
@@ -42,7 +42,9 @@ class TrainConfig:
     batch_size: int = 64  # 64 renders give ~1,300 graded pairs per step
     learning_rate: float = 2e-3
     weight_decay: float = 1e-4
-    augment: bool = True  # mirror and shift (CNN only): 0.91 against 0.89 without, at 617
+    # Mirror and shift (CNN only): better held-out accuracy than without
+    # (benchmarks/reward_eval.py; docs/benchmarks.md).
+    augment: bool = True
     # Stop when validation pairwise accuracy has not improved for this many
     # epochs (0: never stop early). The best epoch's weights are kept.
     patience: int = 8

@@ -3,8 +3,8 @@
 A render is padded to a square on white (canvases need not be square, and
 stretching would change the shapes the model judges), box-filtered down to
 `size` x `size` RGB, and kept as uint8 (3 x size x size): 1,664 renders at
-64 px are 20 MB. Decoding is the slow part (a 400 px PNG takes ~4 ms here),
-so each decoded image is cached in memory and, when a cache folder is given,
+64 px are 20 MB. Decoding is the slow part (benchmarks/reward_speed.py), so
+each decoded image is cached in memory and, when a cache folder is given,
 on disk, keyed by the file's path, size and modification time, or for a file
 in a remote storage (a bucket) by its bytes, which are fetched anyway.
 """
@@ -24,9 +24,8 @@ from PIL import Image
 from files.stored import local_path, read_bytes
 from sketches.renderer.paint import image_on_white
 
-# Decoding threads: PIL releases the GIL while it inflates and resizes. Two
-# threads decoded 1,664 400-px PNGs to 64 px in 3.5 s on the 2-core machine
-# (load 1.0; 8.2 s at load ~10).
+# Decoding threads: PIL releases the GIL while it inflates and resizes, so
+# threads decode side by side (benchmarks/reward_speed.py; docs/benchmarks.md).
 DECODE_THREADS = min(4, os.cpu_count() or 1)
 # Bump when the preprocessing changes, so old cache files are not reused.
 PREPROCESS_VERSION = 1

@@ -61,9 +61,9 @@ STATISTICS = 14  # global_statistics' columns
 class TasteCNN(nn.Module):
     """Four strided convolutions, mean- and max-pooled, joined by the
     picture's global statistics, into a small MLP (144k parameters). At
-    width 24 and 64 px a forward pass is ~12M multiply-adds; one thread ran
-    an epoch over the 1,104 training renders of a 1,664-render corpus in
-    1.9 s (load 0.6) to 2.6 s (load ~10) on the 2-core machine."""
+    width 24 and 64 px a forward pass is ~12M multiply-adds: an epoch over a
+    thousand renders takes seconds on one thread (benchmarks/reward_speed.py;
+    docs/benchmarks.md)."""
 
     def __init__(self, width: int = 24, statistics: bool = True):
         super().__init__()

@@ -17,19 +17,16 @@ from pathlib import Path
 
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
-from django.db.models import Max, QuerySet
+from django.db.models import Max
 
 from jobs.dispatch import job_enqueue, task_send
-from jobs.runner import job_run
 from jobs.services import Cancel, job_cancel
 from pool.models import RewardModel
-from sketches.models import Render, Sketch
+from sketches.models import Sketch
 
 from .config import TrainConfig
 from .disjoint import graded_set_for, yardstick_config
 from .gold import GOLD_WEIGHTS, gold_codes, gold_record
-from .scoring import renders_score
-from .selectors import reward_model_active
 
 logger = logging.getLogger(__name__)
 
@@ -130,25 +127,9 @@ def reward_model_gold_register(folder: Path) -> RewardModel:
     return model
 
 
-def reward_model_train(*, reward_model_id: int, on_progress=None) -> RewardModel:
-    """Train a queued job in this process (what its worker runs: the
-    "reward_model" kind, pool.kinds), recording progress, metrics, the data
-    it saw and its weights; ends done, failed or cancelled. A finished job,
-    or one another worker holds, is left alone. `on_progress(dict)` sees
-    each progress row (the command prints them)."""
-    job_run(kind="reward_model", pk=reward_model_id, on_progress=on_progress)
-    return RewardModel.objects.get(pk=reward_model_id)
-
-
 def reward_model_ended(reward_model: RewardModel) -> None:
     """The kind's `after`: a finished job asked to be active becomes it."""
     if reward_model.status == Status.DONE and reward_model.config.get("activate"):
         reward_model_activate(reward_model=reward_model)
 
 
-def renders_score_active(*, renders: QuerySet[Render] | None = None, on_progress=None) -> int:
-    """Score renders with the active model (none: nothing to do, 0)."""
-    active = reward_model_active()
-    if active is None:
-        return 0
-    return renders_score(reward_model=active, renders=renders, on_progress=on_progress)

@@ -20,11 +20,10 @@ from .config import TrainConfig
 from .metrics import pairwise_accuracy
 from .model import EmbeddingHead, Scorer, build_scorer
 
-# Torch threads while training and scoring. One, measured on the 2-core machine:
-# with render workers and other jobs running (load average 8) a 20-epoch toy fit
-# took 0.4 s on one thread and 10-13 s on two, whose OpenMP threads spin waiting
-# for a core; even nearly idle (load 1.4) a 64-render training step of the
-# default CNN took 0.10 s on one thread and 0.27 s on two.
+# Torch threads while training and scoring. One: on a 2-core machine with render
+# workers and other jobs running, a second thread's OpenMP spinning waits for a
+# core and makes a fit many times slower, and even nearly idle two threads are
+# slower than one (docs/benchmarks.md, "Measured constants").
 DEFAULT_THREADS = 1
 
 __all__ = ["DEFAULT_THREADS", "ComparedImages", "EpochReport", "FitResult", "TrainConfig",

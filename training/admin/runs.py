@@ -25,7 +25,7 @@ RUN_SETTINGS = (
                            "yardstick", "probe_every")}),
     ("References that still teach", {"fields": ("recalibrate_every", "calibration_band_low",
                                                 "calibration_band_high")}),
-    # GRPOConfig's fields, a fieldset a section (runs.config.SECTIONS).
+    # RunConfig's fields, a fieldset a section (runs.config.SECTIONS).
     *((title, {"fields": names}) for title, names in SECTIONS),
 )
 RUN_STATE = ("run_page", "status", "progress_summary", "cancel_requested", "checkpoint_step",

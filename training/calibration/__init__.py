@@ -1,3 +1,3 @@
 """Reference calibration: how often a policy beats each member of a pool
-snapshot (pool.calibration holds the rules): the launch (services, forms,
-views), the job on the train worker (worker), and the measurement (measure)."""
+snapshot (pool.band holds the rules): the launch (services, forms,
+views), the job on the train worker (job), and the measurement (measure)."""

@@ -1,5 +1,5 @@
 """A calibration job's settings as one object: checked once at launch, frozen
-into training.models.Calibration.config, read by the worker (worker.py). Its
+into training.models.Calibration.config, read by the worker (job.py). Its
 rollouts are sampled with SamplingConfig's settings, which this extends.
 
 The policy and judge are recorded by value (label, path; id, name,
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pool.calibration import PER_MEMBER
+from pool.band import PER_MEMBER
 
-from ..configs import ConfigError, setting
+from ..config_base import ConfigError, setting
 from ..sampling.conf import RENDERS
 from ..sampling.config import SamplingConfig
 

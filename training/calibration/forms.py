@@ -1,10 +1,11 @@
-"""The calibration launch page's form: it parses and checks input;
-calibration.services launches."""
+"""The calibration forms: the launch page's, and the snapshot panel's
+derive; they parse and check input, calibration.services acts."""
 from __future__ import annotations
 
 from django import forms
 
-from pool.calibration import PER_MEMBER
+from pool.band import PER_MEMBER
+from pool.forms import dated_placeholder
 from pool.models import PoolSnapshot
 
 from ..models import Judge, PromptSet, SystemPrompt, TrainingRun
@@ -42,3 +43,20 @@ class CalibrationForm(forms.Form):
         if data.get("run") and (data.get("base_model") or "").strip():
             raise forms.ValidationError("choose a run or a checkpoint folder, not both")
         return data
+
+
+class DeriveForm(forms.Form):
+    """A calibrated snapshot: the members of a calibration's band."""
+
+    calibration = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    low = forms.FloatField(min_value=0, max_value=1, label="Win rate from",
+                           widget=forms.NumberInput(attrs={"step": "0.05"}))
+    high = forms.FloatField(min_value=0, max_value=1, label="to",
+                            widget=forms.NumberInput(attrs={"step": "0.05"}))
+    name = forms.CharField(max_length=120)
+    note = forms.CharField(max_length=1000, required=False)
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", "id_derive_%s")
+        super().__init__(*args, **kwargs)
+        dated_placeholder(self, "-calibrated")

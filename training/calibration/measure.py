@@ -1,6 +1,6 @@
 """Measuring a calibration: each member of a snapshot against the policy's
-rendered rollouts, asked of the judge in batches (pool.calibration says who
-meets whom and how answers are summed). The job (worker.py) and a run that
+rendered rollouts, asked of the judge in batches (pool.band says who
+meets whom and how answers are summed). The job (job.py) and a run that
 re-calibrates as it trains (recalibrate.py) both measure here.
 
 Only rollouts that rendered count. A sketch the gate rejected scores 0 on
@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from jobs.runner import JobStopped
-from pool.calibration import WinRate, pairings, win_rates_sum
+from pool.band import WinRate, pairings, win_rates_sum
 from pool.models import PoolMember
 from pool.subjects import subject_of_prompt
 

@@ -3,7 +3,7 @@ recalibrate_every): every N steps the main process measures how often that
 step's rendered rollouts beat each member of the run's snapshot, with the
 run's judge (measure.py), stores it as a calibration of the snapshot (its run
 and step), and draws the following steps' pairwise
-references only from the members in the band (pool.calibration.
+references only from the members in the band (pool.band.
 references_kept, topped up to the rubric's k). Each step records which
 calibration its references came from (TrainingStep.calibration).
 
@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from django.db import transaction
 from django.utils import timezone
 
-from pool.calibration import PER_MEMBER, band_problems, rates_summary, references_kept
+from pool.band import PER_MEMBER, band_problems, rates_summary, references_kept
 from sketches.rendering import OK
 
 from ..models import Calibration
-from ..reward_signals import Rollout, SignalContext
+from ..reward_signals import SignalContext, SignalInput
 from ..rubrics import PAIRWISE, SignalSpec, rubric_specs, signal_specs
 from .measure import RolloutPicture, win_rates_measure
 from .services import calibration_results_store
@@ -90,7 +90,7 @@ class Recalibrator:
                    seed=config["grpo"]["seed"], judge_name=config["judge"]["name"],
                    start_step=start_step)
 
-    def after_step(self, step: int, rollouts: Sequence[Rollout]) -> dict:
+    def after_step(self, step: int, rollouts: Sequence[SignalInput]) -> dict:
         """Re-calibrate from `step`'s rollouts when it is due; the step's
         record (the calibration its references came from, before any new one)."""
         record = {"calibration": self.calibration_id,

@@ -1,9 +1,10 @@
 """Calibration jobs: launch (check the choices: a snapshot with members, a
 policy on disk, a judge that compares pictures; freeze them into the
 calibration's config, config.py; queue it on the train worker, which
-samples the policy, worker.py), cancel, and the per-member results a job or
-a run's re-calibration stores. The band rule and the derive are the pool's
-(pool.calibration, pool.services.snapshot_derive).
+samples the policy, job.py), cancel, and the per-member results a job or
+a run's re-calibration stores, and a snapshot of the members in a band
+(the band rule is pool.band's; the pool freezes the members it is
+given, pool.services.snapshot_derive).
 
 Nothing here loads torch."""
 from __future__ import annotations
@@ -16,8 +17,9 @@ from django.utils import timezone
 
 from jobs.dispatch import job_enqueue
 from jobs.services import Cancel, job_cancel
-from pool.calibration import PER_MEMBER, WinRate
+from pool.band import PER_MEMBER, CalibrationError, WinRate, band_problems, in_band
 from pool.models import PoolSnapshot
+from pool.services import snapshot_derive
 
 from ..judges import JudgeUnavailable, judge_backend
 from ..judges.base import COMPARE_Q
@@ -39,13 +41,16 @@ def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None
                        base_model: str = "", judge: Judge | None = None,
                        prompt_set: PromptSet | None = None,
                        system_prompt: SystemPrompt | None = None, samples_per_prompt: int = 4,
-                       per_member: int = PER_MEMBER, max_completion_length: int | None = None,
-                       temperature: float | None = None, seed: int = 0,
-                       chat_template_kwargs: dict | None = None, user=None) -> Calibration:
+                       per_member: int = PER_MEMBER, seed: int = 0, user=None,
+                       **sampling) -> Calibration:
     """Check, freeze and queue a calibration of `snapshot` against a policy:
     `run`'s trained policy, else the checkpoint folder `base_model`, else the
     built-in one. A choice left None is the run's (its judge, prompts, system
-    prompt and sampling), else the preset's. Refused with every reason at once."""
+    prompt and sampling), else the preset's; `sampling` sets any of
+    SamplingConfig's settings. Refused with every reason at once."""
+    if unknown := set(sampling) - set(SamplingConfig.names()):
+        raise TypeError(f"calibration_launch() got settings that are not sampling's: "
+                        f"{sorted(unknown)}")
     policy = calibration_policy(run=run, base_model=base_model)
     judge = judge or (run.judge if run else Judge.objects.filter(name=LOCAL_JUDGE).first())
     prompt_set = prompt_set or (run.prompt_set if run else
@@ -58,10 +63,8 @@ def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None
     if missing:
         raise CalibrationLaunchError("the calibration cannot be launched: " + "; ".join(missing))
     # A choice left None: the run's sampling, else a new run's defaults.
-    sampling = SamplingConfig.of(run or TrainingRun()).to_dict()
-    chosen = {"max_completion_length": max_completion_length, "temperature": temperature,
-              "chat_template_kwargs": chat_template_kwargs}
-    sampling.update({name: value for name, value in chosen.items() if value is not None})
+    sampling = {**SamplingConfig.of(run or TrainingRun()).to_dict(),
+                **{name: value for name, value in sampling.items() if value is not None}}
     problems = []
     try:
         config = CalibrationConfig(
@@ -132,8 +135,44 @@ def calibration_cancel(*, calibration: Calibration) -> Cancel:
     return job_cancel(job=calibration)
 
 
+def calibration_snapshot_derive(*, calibration: Calibration, low: float, high: float,
+                                name: str, note: str = "", user=None) -> PoolSnapshot:
+    """Freeze a new snapshot of the calibrated snapshot's members whose win
+    rate in `calibration` is in [low, high], recorded as derived from it with
+    the calibration, its policy and judge, and the band. CalibrationError
+    says why a band keeps nothing; pool.services.PoolError, why the name
+    will not do."""
+    if calibration.status != Calibration.Status.DONE:
+        raise CalibrationError(f"calibration {calibration.pk} is {calibration.status}: only a "
+                               "finished one says which references to keep")
+    if problems := band_problems(low, high):
+        raise CalibrationError(problems[0])
+    parent = calibration.snapshot
+    rates = dict(calibration.win_rates.values_list("member_id", "win_rate"))
+    kept = [m for m, rate in rates.items() if in_band(rate, low, high)]
+    if not kept:
+        raise CalibrationError(f"no member of {parent.name!r} has a win rate from {low:g} to "
+                               f"{high:g} in calibration {calibration.pk}: widen the band")
+    policy = calibration.config.get("policy", {})
+    judge = calibration.config.get("judge", {})
+    return snapshot_derive(
+        parent=parent, member_ids=kept, name=name, note=note, user=user, derivation={
+            "calibration": calibration.pk, "band": [low, high], "policy": policy,
+            "judge": judge, "of": len(rates),
+            "summary": derivation_summary(calibration.pk, low, high, policy, judge)})
+
+
+def derivation_summary(calibration_id: int, low: float, high: float, policy: dict,
+                       judge: dict) -> str:
+    """How a calibrated snapshot's members were kept, finishing its page's
+    sentence "the N of its M members ...". (Migration pool 0008 wrote it the
+    same way for the snapshots derived before it was stored.)"""
+    return (f"that {policy.get('label') or 'the policy'} beat from {low:g} to {high:g} of the "
+            f"time, judged by {judge.get('name') or 'its judge'} (calibration {calibration_id})")
+
+
 def calibration_results_store(*, calibration_id: int, rates: Sequence[WinRate]) -> None:
-    """A calibration's per-member results (pool.calibration.win_rates_sum),
+    """A calibration's per-member results (pool.band.win_rates_sum),
     replacing any stored before (a redelivered job measures again)."""
     with transaction.atomic():
         MemberWinRate.objects.filter(calibration_id=calibration_id).delete()

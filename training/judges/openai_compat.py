@@ -100,7 +100,7 @@ def endpoint_settings(judge) -> dict:
     row: blank fields fall back to the PAINTRL_JUDGE_* settings, and the key
     is read from the variable the row names (never stored). JudgeUnavailable
     says what is missing. The judges and the prompt optimiser's reflection
-    model (training.gepa.reflection) both read their endpoint here."""
+    model (training.optimiser.reflection) both read their endpoint here."""
     from django.conf import settings
 
     base_url = judge.base_url or settings.PAINTRL_JUDGE_BASE_URL

@@ -3,12 +3,27 @@ and a finished replay's diagnostics turned into findings, tables and charts."""
 from __future__ import annotations
 
 from ..charts import bars_svg, heatmap_svg, histogram_svg
+from ..diagnostics import rubric_diagnostics
 from ..models import Judge, Replay
-from ..rubrics import rubric_total
-from .services import entry_specs
+from ..rubrics import rubric_specs, rubric_total
 
 RECENT = 20
 EXTREMES = 6
+
+
+def entry_specs(entry: dict):
+    """What one of a replay's rubrics scores: its signals without those dropped."""
+    return rubric_specs(entry["signals"], entry.get("dropped") or ())
+
+
+def replay_results(replay: Replay) -> dict:
+    """Diagnostics of each rubric on the replay's stored values."""
+    rows = [(item.values, item.group) for item in replay.items.only("values", "group")
+            if item.values and not item.values.get("deleted")]
+    values, groups = [v for v, _ in rows], [g for _, g in rows]
+    return {"rubrics": [{"label": entry["label"],
+                         "diagnostics": rubric_diagnostics(entry_specs(entry), values, groups)}
+                        for entry in replay.rubric_signals]}
 
 
 def replays_recent():

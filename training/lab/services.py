@@ -1,10 +1,5 @@
 """Replays: create one (its renders and groups are chosen and frozen then),
-run it on a worker in batches, cancel it.
-
-A run is resumable and idempotent: items are scored in batches and each
-batch's values are saved before the next begins, so a redelivered task
-scores only what is left. Diagnostics are computed from the stored values
-at the end, for each rubric.
+queue it, cancel it; its worker scores it in batches (job.py).
 
 A signal the chosen judges can never answer (training.reward_signals.signal_problem)
 would leave every render with no total: such a replay is refused, with the
@@ -13,32 +8,23 @@ each rubric's entry in `rubric_signals` records what was dropped and why,
 and the result shows it."""
 from __future__ import annotations
 
-import time
-
 from django.db import transaction
 
 from jobs.dispatch import job_enqueue
-from jobs.runner import Ending, JobStopped, Running, job_run
 from jobs.services import Cancel, job_cancel
-from sketches.models import Render
 
-from ..diagnostics import rubric_diagnostics
 from ..models import Judge, Replay, ReplayItem, Rubric
 from ..presets import LOCAL_JUDGE
 from ..reward_signals import (
-    rollout_from_render,
     signal_context_for,
-    signals_compute,
     signals_unanswerable,
     unanswerable_text,
 )
-from ..rubrics import RubricError, rubric_specs, signal_specs, specs_kept
+from ..rubrics import RubricError, signal_specs, specs_kept
 from .selection import ReplaySelection, renders_select, selection_resolve
 
 Status = Replay.Status
 
-# Renders scored together: one judge batch, one database write, one cancel check.
-BATCH = 64
 # Where the lab's form offers the choice to drop signals (in a refusal's way out).
 HOW_TO_DROP = 'tick "Drop signals the judges cannot answer"'
 
@@ -123,66 +109,3 @@ def replay_cancel(*, replay: Replay) -> Cancel:
     """Ask a replay to stop after its current batch; a queued one stops at
     once (jobs.services.job_cancel)."""
     return job_cancel(job=replay)
-
-
-def replay_run(*, replay_id: int, on_progress=None) -> Replay:
-    """Score a queued (or interrupted) replay to the end in this process
-    (what its worker runs: the "replay" kind, training.kinds); ends done,
-    failed or cancelled. `on_progress(dict)` sees each progress row."""
-    job_run(kind="replay", pk=replay_id, on_progress=on_progress)
-    return Replay.objects.get(pk=replay_id)
-
-
-def replay_body(running: Running) -> Ending:
-    """The replay kind's body (jobs.runner): score what is left in batches,
-    each saved before the next begins; a cancel is read between batches."""
-    replay = Replay.objects.get(pk=running.pk)
-    specs = [spec for entry in replay.rubric_signals for spec in entry_specs(entry)]
-    context = signal_context_for(judge=replay.judge, scorer=replay.scorer,
-                                 snapshot=replay.snapshot, seed=replay.seed)
-    notices = context.notices
-    total = replay.items.count()
-    pending = list(replay.items.filter(values={}).values_list("pk", flat=True))
-    done = total - len(pending)
-    started = time.monotonic()
-    for start in range(0, len(pending), BATCH):
-        if running.lease.cancel_requested():
-            raise JobStopped(extra={"done": done, "total": total}, notices=notices)
-        items = list(ReplayItem.objects.filter(pk__in=pending[start:start + BATCH])
-                     .select_related("render__sketch"))
-        scored = [item for item in items if item.render is not None]
-        rollouts = [rollout_from_render(item.render) for item in scored]
-        for item, values in zip(scored, signals_compute(specs, rollouts, context), strict=True):
-            item.values = values
-        for item in items:
-            if item.render is None:  # deleted since: nothing to score, nothing to show
-                item.values = {"deleted": True}
-        ReplayItem.objects.bulk_update(items, ["values"])
-        done += len(items)
-        progress = {"stage": "scoring", "done": done, "total": total,
-                    "elapsed_s": round(time.monotonic() - started, 1)}
-        running.lease.write(progress=progress, notices=notices)
-        if running.on_progress is not None:
-            running.on_progress(progress)
-    return Ending(extra={"done": done, "total": total},
-                  fields={"notices": notices, "results": replay_results(replay)})
-
-
-def entry_specs(entry: dict):
-    """What one of a replay's rubrics scores: its signals without those dropped."""
-    return rubric_specs(entry["signals"], entry.get("dropped") or ())
-
-
-def replay_results(replay: Replay) -> dict:
-    """Diagnostics of each rubric on the replay's stored values."""
-    rows = [(item.values, item.group) for item in replay.items.only("values", "group")
-            if item.values and not item.values.get("deleted")]
-    values, groups = [v for v, _ in rows], [g for _, g in rows]
-    return {"rubrics": [{"label": entry["label"],
-                         "diagnostics": rubric_diagnostics(entry_specs(entry), values, groups)}
-                        for entry in replay.rubric_signals]}
-
-
-def renders_of(replay: Replay):
-    """The renders a replay scored, for its gallery."""
-    return Render.objects.filter(pk__in=replay.items.values("render_id"))

@@ -14,7 +14,7 @@ from .runs import TrainingRun
 
 class Calibration(Job):
     """How often a policy's rollouts beat each member of a snapshot, as a
-    judge sees it (pool.calibration says why it matters, and keeps the band
+    judge sees it (pool.band says why it matters, and keeps the band
     rule and the derive). Measured by a job on the train worker
     (training.calibration), or by a run that re-calibrates as it trains (its
     `run` and `step`); `config` records the policy, judge and sampling it

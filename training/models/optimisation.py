@@ -17,7 +17,7 @@ class PromptOptimisation(Job, RewardJudges, SamplingSettings):
     prompt set, rendering and scoring the samples; a reflection model (an
     OpenAI-compatible chat endpoint) reads the scores, the gate's violations
     and the unknown brush methods, and writes the next candidate. A draft
-    until launched; run by training.gepa on the train worker."""
+    until launched; run by training.optimiser.job on the train worker."""
 
     Status = job_statuses(("DRAFT", "draft", "Draft"), qualname="PromptOptimisation.Status",
                           module=__name__)

@@ -54,7 +54,7 @@ class TrainingRun(Job, RewardJudges, SamplingSettings):
         PROCESS = "process", "in the train worker's own browsers"
         FLEET = "fleet", "by the render workers (the render queue)"
 
-    # The p5.brush a run's sketches render with (sketches.brush_api.BRUSH_CHOICES).
+    # The p5.brush a run's sketches render with (sketches.models.BRUSH_CHOICES: its pairs).
     Brush = models.TextChoices("Brush", [(value, (value, label)) for value, label in BRUSH_CHOICES])
 
     class ReportTo(models.TextChoices):
@@ -79,7 +79,7 @@ class TrainingRun(Job, RewardJudges, SamplingSettings):
                   "steps, scored by the yardstick against fixed pool references; 0: no probe. "
                   "A probe costs about one default step's generation and renders: every 5 "
                   "steps adds at most a fifth (proposed when a yardstick exists).")
-    # References that still teach (pool.calibration; training.calibration.recalibrate)
+    # References that still teach (pool.band; training.calibration.recalibrate)
     recalibrate_every = models.PositiveIntegerField(
         default=0,
         help_text="Every N steps, measure how often the step's rollouts beat each member of the "
@@ -115,13 +115,13 @@ class TrainingRun(Job, RewardJudges, SamplingSettings):
     seed = models.IntegerField(default=0)
     device = models.CharField(max_length=10, choices=Device.choices, default=Device.AUTO)
     save_steps = models.PositiveIntegerField(default=5, help_text="Checkpoint every N steps.")
-    # Rendering (config.GRPOConfig's "Rendering" section)
+    # Rendering (config.RunConfig's "Rendering" section)
     brush = models.CharField(
         max_length=4, choices=Brush.choices, default=DEFAULT_BRUSH, verbose_name="p5.brush",
         help_text="The p5.brush version the rollouts and the probe render with, and whose "
                   "methods the gate allows: 2 (the default, what the system prompts teach), "
                   "1 (bleed, setHatch, push...), or auto (each sketch by the calls it makes).")
-    # Scale: GPUs, processes, renders (config.GRPOConfig's "scale" section)
+    # Scale: GPUs, processes, renders (config.RunConfig's "scale" section)
     use_vllm = models.BooleanField(
         default=False, verbose_name="use vLLM",
         help_text="Generate with vLLM (a CUDA GPU and the vllm package on the train worker).")

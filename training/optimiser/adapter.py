@@ -18,7 +18,7 @@ the reason (ScoringUnavailable) rather than hand GEPA an invented number.
 Results are memoised by (candidate text, prompt): GEPA evaluates a parent on
 a minibatch it has scored before, and the same text at the same seeds would
 sample the same sketches again. The memo also gives the job each candidate's
-per-prompt results to store (worker.py)."""
+per-prompt results to store (job.py)."""
 from __future__ import annotations
 
 import hashlib

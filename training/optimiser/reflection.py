@@ -8,7 +8,7 @@ GEPA calls the model as `reflection_lm(prompt) -> text` and swallows what the
 call raises (it retries the proposal once, then skips it). A model that does
 not answer would then spend the whole budget on evaluations with no new
 candidate, so a failure is also kept in `failure`, where the job's stopper
-(worker.py) reads it and ends the job failed, saying why."""
+(job.py) reads it and ends the job failed, saying why."""
 from __future__ import annotations
 
 from ..judges import JudgeUnavailable

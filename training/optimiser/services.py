@@ -6,22 +6,22 @@ prompt revision, which runs can use.
 
 A job's life is a run's: draft -> queued -> running -> done | failed |
 cancelled (jobs.services). A cancel stops a running job at its next
-evaluation (worker.py). Nothing here loads torch or gepa."""
+evaluation (job.py). Nothing here loads torch or gepa."""
 from __future__ import annotations
 
 from django.db import transaction
 from django.utils import timezone
 
-from jobs.dispatch import job_enqueue
 from jobs.models import LIVE
 from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live
 
+from ..launch import draft_launch
 from ..models import PromptCandidate, PromptOptimisation, SystemPrompt
 from ..rubrics import signal_specs
 from ..runs.services import choice_problems, launched_choices, run_unanswerable
 from ..sampling import conf
-from ..sampling.config import SamplingConfig
 from ..sampling.launch import judge_launched, package_versions
+from .config import OptimisationConfig, OptimisationConfigError
 from .reflection import ReflectionUnavailable, reflection_endpoint
 
 Status = PromptOptimisation.Status
@@ -38,23 +38,14 @@ class OptimisationError(ValueError):
 def optimisation_launch(*, job: PromptOptimisation, user=None) -> PromptOptimisation:
     """Check a draft, freeze what it will use into launched_config, and queue
     it on the train queue once the transaction commits."""
-    if job.status != Status.DRAFT:
-        raise OptimisationError(f"{job} is {job.status}, not a draft: only a draft is launched")
-    problems = optimisation_problems(job)
-    if problems:
-        raise OptimisationError(f"{job} cannot be launched: " + "; ".join(problems))
-    dropped = run_unanswerable(job, signal_specs(job.rubric.signals))
-    with transaction.atomic():
-        launched = PromptOptimisation.objects.filter(pk=job.pk, status=Status.DRAFT).update(
-            status=Status.QUEUED, launched_config=launched_config(job, user),
-            dropped_signals=dropped, cancel_requested=False, error="",
-            progress={"stage": "queued", "metric_calls": 0,
-                      "max_metric_calls": job.max_metric_calls})
-        if not launched:
-            raise OptimisationError(f"{job} was launched meanwhile")
-        job_enqueue(job=job)
-    job.refresh_from_db()
-    return job
+    problems = optimisation_problems(job) if job.status == Status.DRAFT else []
+    return draft_launch(
+        job=job, problems=problems, error=OptimisationError,
+        frozen=lambda: {
+            "launched_config": launched_config(job, user),
+            "dropped_signals": run_unanswerable(job, signal_specs(job.rubric.signals)),
+            "progress": {"stage": "queued", "metric_calls": 0,
+                         "max_metric_calls": job.max_metric_calls}})
 
 
 def optimisation_problems(job: PromptOptimisation) -> list[str]:
@@ -67,22 +58,11 @@ def optimisation_problems(job: PromptOptimisation) -> list[str]:
 
 
 def _budget_problems(job: PromptOptimisation, prompts: int) -> list[str]:
-    problems = []
-    if job.samples_per_prompt < 1:
-        problems.append("samples_per_prompt must be at least 1")
-    if job.minibatch_size < 1 or (prompts and job.minibatch_size > prompts):
-        problems.append(f"minibatch_size {job.minibatch_size} must be between 1 and the prompt "
-                        f"set's {prompts} prompts")
-    # The seed is scored on every prompt before the first iteration; an
-    # iteration then scores the parent and the new candidate on a minibatch.
-    least = prompts + 2 * job.minibatch_size
-    if prompts and job.max_metric_calls < least:
-        problems.append(f"max_metric_calls {job.max_metric_calls} leaves no iteration: scoring "
-                        f"the seed takes {prompts} (one per prompt) and an iteration "
-                        f"{2 * job.minibatch_size} (twice minibatch_size {job.minibatch_size}); "
-                        f"give at least {least}")
-    problems.extend(SamplingConfig.problems_of(job))
-    return problems
+    try:
+        config = OptimisationConfig.of(job)
+    except OptimisationConfigError as error:
+        return list(error.problems)
+    return config.budget_problems(prompts)
 
 
 def _reflection_problems(job: PromptOptimisation) -> list[str]:
@@ -96,11 +76,12 @@ def _reflection_problems(job: PromptOptimisation) -> list[str]:
 
 
 def launched_config(job: PromptOptimisation, user=None) -> dict:
-    """What the job optimises with, copied now: editing the rubric, prompts or
-    seed prompt later changes nothing about it."""
+    """What the job optimises with, copied now: editing the rubric, prompts,
+    seed prompt or the job's own settings later changes nothing about it."""
     reflection = job.reflection
     return {
         **launched_choices(job),
+        "settings": OptimisationConfig.of(job).to_dict(),
         "seed_prompt": {"id": job.seed_prompt.pk, "label": str(job.seed_prompt),
                         "text": job.seed_prompt.text},
         "reflection": {**judge_launched(reflection), "base_url": reflection.base_url,

@@ -32,8 +32,8 @@ from .sample import gate_evaluate
 
 # Model sizes: "test" builds in a second for the test suite; "tiny" is the
 # built-in policy (5.2M parameters with 8,192 tokens, 2.1M of them the tied
-# embedding). A 192-wide, 6-layer variant trained at the same speed reached
-# a worse held-out loss in the same 10 minutes (1.82 against 1.69).
+# embedding), wider and shallower than a variant that trained at the same
+# speed to a worse held-out loss (docs/benchmarks.md, "Measured constants").
 SIZES = {
     "test": {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
              "num_attention_heads": 2, "num_key_value_heads": 1},
@@ -42,19 +42,17 @@ SIZES = {
 }
 
 # What `bootstrap_policy` trains each size with, unless told otherwise: a
-# number of steps or a time budget. Tiny trains a fixed 1,150 steps, what a
-# 10-minute budget gave here with the machine to itself, so the policy learns
-# as much on a busy one (that budget got 309 steps beside the demo's renders;
-# the fixed steps took 23 minutes of SFT there, 2026-12-01).
-# Measured here (2 shared cores, 1 torch thread, bf16, 10 minutes, ~1,150
-# steps of 16): 20,000 painter seeds so SFT sees each sketch about once
-# (2,000 seeds seen 10 times memorised them: held-out loss 2.13 against
-# 1.66); learning rate 5e-3 beat 1e-2 (train loss 1.29 against 1.75). The
+# number of steps or a time budget. Tiny trains a fixed number of steps (what
+# a 10-minute budget gave with the machine to itself), so the policy learns as
+# much on a busy machine, where a time budget gets far fewer. Its corpus is
+# large enough that SFT sees each sketch about once (fewer seeds, seen more
+# often, are memorised), at the learning rate that beat twice it; the
 # shortest 70 % of each subject and tier, and logits scaled by 1.5, because
 # the rendered gate pass at temperature 1 grows as the sketches shorten and
-# the policy sharpens: 96 held-out samples of one SFT model passed 58 % at
-# scale 1.25, 62 % at 1.4 and 68 % at 1.5, with 8 samples per prompt still
-# all different (GRPO needs that spread).
+# the policy sharpens, while 8 samples per prompt stay all different (GRPO
+# needs that spread). The figures behind each choice: docs/benchmarks.md,
+# "Measured constants"; the build's own: `manage.py bootstrap_policy` (its
+# paintrl_policy.json).
 RECIPES = {
     "test": {"steps": None, "minutes": 0.1, "count": 200, "vocab_size": 4096,
              "learning_rate": 3e-3, "batch_size": 8, "shortest": 1.0, "logit_scale": 1.0},
@@ -63,8 +61,8 @@ RECIPES = {
 }
 POLICY_RECORD = "paintrl_policy.json"  # what the policy learnt from and how it did
 # The tokenizer is fitted to this many sketches of the corpus: BPE training
-# time grows with the text (about 10 s for 2,000 here) and 3,000 sketches
-# already hold every statement the painter writes many times over.
+# time grows with the text, and 3,000 sketches already hold every statement
+# the painter writes many times over.
 TOKENIZER_EXAMPLES = 3000
 # Held-out painter sketches whose loss is measured before and after SFT.
 HELDOUT_EXAMPLES = 48
@@ -140,18 +138,6 @@ def model_build(tokenizer, *, size: str = "tiny", max_positions: int = 2048, see
         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id)
     return model
-
-
-def policy_init(out_dir: str | Path, *, texts: Iterable[str], size: str = "tiny",
-                vocab_size: int = 4096, seed: int = 0) -> Path:
-    """Write an untrained policy (tokenizer + model) to `out_dir`."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    tokenizer = tokenizer_train(texts, vocab_size=vocab_size)
-    model = model_build(tokenizer, size=size, seed=seed)
-    tokenizer.save_pretrained(out)
-    model.save_pretrained(out)
-    return out
 
 
 def policy_exists(out_dir: str | Path) -> bool:

@@ -34,8 +34,8 @@ class BuildStatus:
     message: str = ""
     done: float = 0.0  # share of the SFT budget spent, 0..1
     # Seconds SFT itself has run: the corpus and tokenizer before it take
-    # minutes that say nothing about SFT's pace ("57 min left" 13 min into a
-    # 15-minute build, when the time left was measured from the build's start).
+    # minutes that say nothing about SFT's pace (measured from the build's
+    # start, the time left was several times too long).
     sft_elapsed_s: float = 0.0
     step: int = 0
     loss: float | None = None

@@ -45,8 +45,8 @@ class SftConfig:
     # Progress is reported (and the loss curve sampled) every this many steps.
     log_every: int = 10
     # bfloat16 autocast for the forward pass (weights and optimiser stay
-    # float32). Measured here on the tiny size (2 threads, AVX512-BF16 CPU):
-    # 7,800 tokens/s against 4,400 in float32.
+    # float32): faster on a CPU with bf16 instructions (docs/benchmarks.md,
+    # "Measured constants").
     bf16: bool = True
 
     def __post_init__(self) -> None:
@@ -130,9 +130,8 @@ def reply_loss(model, input_ids, labels, mask):
     """The causal LM loss over the reply's tokens (labels not IGNORE), the
     same value as `model(..., labels=labels).loss`, with the output layer
     applied only where a label is: the logits of the prompt and padding
-    positions were computed and thrown away. Measured here (tiny size, one
-    thread, float32, batches of 16 painter conversations, 2026-12-02): 1.51 s
-    a step against 1.83, identical losses."""
+    positions were computed and thrown away: a faster step, identical losses
+    (docs/benchmarks.md, "Measured constants")."""
     import torch
 
     hidden = model.get_decoder()(input_ids=input_ids, attention_mask=mask).last_hidden_state

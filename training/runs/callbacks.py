@@ -35,7 +35,7 @@ class RunSuperseded(JobSuperseded):
     stalled while this one was slow): this worker stops and writes nothing."""
 
 
-class Lease(JobLease):
+class RunLease(JobLease):
     """This worker's claim on a run (jobs.lease): every write goes through
     `beat`, which only touches the run while this worker still owns it. In a
     multi-process run the worker holds the claim and its main training
@@ -94,7 +94,7 @@ class RunCallback(TrainerCallback):
     and every process follows its cancel decision, so all of them stop after
     the same step."""
 
-    def __init__(self, *, lease: Lease, book: StepBook, max_steps: int,
+    def __init__(self, *, lease: RunLease, book: StepBook, max_steps: int,
                  progress_extra: dict | None = None):
         self.lease, self.book, self.max_steps = lease, book, max_steps
         self.progress_extra = dict(progress_extra or {})  # kept in every progress row

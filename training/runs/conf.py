@@ -11,9 +11,9 @@ def stale_s() -> float:
     """PAINTRL_RUN_STALE_S: a running run whose worker has said nothing for
     this long is stalled (its worker died: a kill, a lost machine) and may be
     resumed. The worker beats at every step and between a step's phases, at
-    most every jobs.lease.HEARTBEAT_EVERY_S; the longest phase measured here is
-    a batch of 64 renders on two browsers (reward_bench: about 7 minutes), so
-    the default half hour leaves room for slow steps."""
+    most every jobs.lease.HEARTBEAT_EVERY_S; the longest phase is a batch of
+    64 renders on two browsers (benchmarks/reward_bench.py; docs/benchmarks.md,
+    "Measured constants"), so the default half hour leaves room for slow steps."""
     value = settings.PAINTRL_RUN_STALE_S
     if value <= 0:
         raise ImproperlyConfigured(f"PAINTRL_RUN_STALE_S must be positive, got {value}")

@@ -1,7 +1,7 @@
 """A run's GRPO settings as one object: checked once, frozen at launch
 (TrainingRun.launched_config["grpo"]), read by the engine on the worker.
 
-Each setting is one field (training.configs.setting): its admin section
+Each setting is one field (training.config_base.setting): its admin section
 (SECTIONS), the TRL argument it reaches as it is (engine.grpo_args), and for
 a setting added after runs were launched without it, what those runs
 trained with (LAUNCHED_BEFORE: not necessarily today's default) all follow
@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..configs import ConfigError, sections, setting, stored_before
+from ..config_base import ConfigError, sections, setting, stored_before
 from ..models import TrainingRun
 from ..sampling.config import SECTION as SAMPLING
 from ..sampling.config import SamplingConfig
@@ -27,16 +27,16 @@ GRPO, SCALE = "GRPO", "Scale: GPUs, processes, renders, tracking"
 RENDERING = "Rendering"
 
 
-class GRPOConfigError(ConfigError):
+class RunConfigError(ConfigError):
     """Settings a run cannot train with; `problems` names each, with its values."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class GRPOConfig(SamplingConfig):
+class RunConfig(SamplingConfig):
     """One run's GRPO settings (TrainingRun's help texts say what each does).
     trl=None: grpo_args derives TRL's arguments from it, or TRL never sees it."""
 
-    error = GRPOConfigError
+    error = RunConfigError
     stored_as = "launched GRPO settings"
 
     # --- the batch: one optimizer step is one generation batch ----------------
@@ -148,7 +148,7 @@ class GRPOConfig(SamplingConfig):
         return self.prompts_per_step * self.num_generations
 
     @classmethod
-    def from_run(cls, run: TrainingRun) -> GRPOConfig:
+    def from_run(cls, run: TrainingRun) -> RunConfig:
         """The run's settings as they are now (a draft's, at launch)."""
         return cls.of(run)
 
@@ -174,14 +174,14 @@ class GRPOConfig(SamplingConfig):
         return self.processes > 1 or bool(self.accelerate_config)
 
     @classmethod
-    def from_launched(cls, launched_config: dict) -> GRPOConfig:
+    def from_launched(cls, launched_config: dict) -> RunConfig:
         """What a launched run trains with: never the run's live fields, so
         editing a run after launch cannot change what a resume trains."""
         return cls.from_dict(launched_config["grpo"])
 
 
 # What runs launched before a setting existed trained with (the fields' `before`).
-LAUNCHED_BEFORE = stored_before(GRPOConfig)
+LAUNCHED_BEFORE = stored_before(RunConfig)
 
 # report_to's trackers and the package each imports (TRL reports through transformers'
 # integrations, which need it installed).
@@ -189,4 +189,4 @@ TRACKER_PACKAGES = {"tensorboard": "tensorboard", "trackio": "trackio", "wandb":
 
 # The admin's fieldsets, one a section: the GRPO settings, how the rollouts
 # are sampled and rendered, then the scale settings.
-SECTIONS = sections(GRPOConfig, order=(GRPO, SAMPLING, RENDERING, SCALE))
+SECTIONS = sections(RunConfig, order=(GRPO, SAMPLING, RENDERING, SCALE))

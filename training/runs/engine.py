@@ -1,6 +1,6 @@
 """Building the TRL GRPOTrainer for a run from its launched_config: the
 policy, the prompt dataset, TRL's GRPOConfig (from the run's own
-config.GRPOConfig) and the reward function.
+config.RunConfig) and the reward function.
 
 One optimizer step is one generation batch: prompts_per_step groups of
 num_generations rollouts, generated once and trained on once
@@ -22,11 +22,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from trl import GRPOConfig as TRLGRPOConfig
+from trl import GRPOConfig as TrlGRPOConfig
 from trl import GRPOTrainer
 
 from ..calibration.recalibrate import Recalibrator
-from ..configs import trl_arguments
+from ..config_base import trl_arguments
 from ..models import Judge
 from ..policy import FINAL, policy_load, run_dir
 from ..reward_signals import SignalContext, signal_context_for
@@ -34,8 +34,8 @@ from ..rubrics import rubric_specs
 from ..sampling.device import device_choose, threads_set
 from ..sampling.renderers import FleetRenderer, ProcessRenderer
 from . import conf, ranks
-from .callbacks import Lease, RunCallback, StepBook
-from .config import GRPOConfig
+from .callbacks import RunCallback, RunLease, StepBook
+from .config import RunConfig
 from .probe.callback import ProbeCallback, run_prober
 from .rewards import RubricReward
 
@@ -94,15 +94,15 @@ def prompt_rows(prompts: list[str], system: str, *, steps: int, per_step: int,
              "prompt_text": prompts[i]} for i in order[:steps * per_step]]
 
 
-def grpo_args(grpo: GRPOConfig, *, output_dir: Path, device: str) -> TRLGRPOConfig:
+def grpo_args(grpo: RunConfig, *, output_dir: Path, device: str) -> TrlGRPOConfig:
     """TRL's GRPOConfig from the run's frozen GRPO settings: each setting TRL
-    takes as it is, by the name its field declares (configs.trl_arguments),
+    takes as it is, by the name its field declares (config_base.trl_arguments),
     then those TRL's arguments are derived from, and the fixed ones."""
     cpu = device == "cpu"
     schedule = SCHEDULES[grpo.lr_schedule]
     if grpo.warmup_steps and schedule == "constant":
         schedule = "constant_with_warmup"
-    return TRLGRPOConfig(
+    return TrlGRPOConfig(
         **trl_arguments(grpo),
         output_dir=str(output_dir),
         # One optimizer step = one generation batch of whole groups, generated
@@ -147,10 +147,10 @@ def signal_context(config: dict, snapshot, notices: list[str]) -> SignalContext:
     and its signals are None (with a notice), never 0."""
     judges = {role: Judge.objects.get(pk=config[role]["id"]) for role in ("judge", "scorer")}
     return signal_context_for(judge=judges["judge"], scorer=judges["scorer"], snapshot=snapshot,
-                              seed=GRPOConfig.from_launched(config).seed, notices=notices)
+                              seed=RunConfig.from_launched(config).seed, notices=notices)
 
 
-def engine_build(*, run, lease: Lease, renderer: ProcessRenderer | FleetRenderer | None,
+def engine_build(*, run, lease: RunLease, renderer: ProcessRenderer | FleetRenderer | None,
                  progress_extra: dict | None = None, start_step: int = 0) -> Engine:
     """The trainer for `run` (already claimed by `lease`), rendering with
     `renderer` (training.sampling.renderers.run_renderer); `progress_extra` is kept in every
@@ -161,7 +161,7 @@ def engine_build(*, run, lease: Lease, renderer: ProcessRenderer | FleetRenderer
     from transformers.trainer_callback import PrinterCallback
 
     config = run.launched_config
-    grpo = GRPOConfig.from_launched(config)
+    grpo = RunConfig.from_launched(config)
     device = device_choose(grpo.device)
     if grpo.use_vllm and device == "cpu":
         raise EngineError("the run generates with vLLM, which needs a CUDA GPU, and this worker "

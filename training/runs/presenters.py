@@ -11,6 +11,7 @@ import json
 from django.conf import settings
 from django.template.defaultfilters import pluralize
 
+from jobs.registry import JobProgress
 from sketches.brush_api import DEFAULT_BRUSH
 from sketches.gate import UNKNOWN_BRUSH_METHOD
 
@@ -45,6 +46,14 @@ def run_progress(run: TrainingRun, last_step: int | None = None) -> dict:
             "last_step": duration_text(progress.get("last_step_s")),
             "stage": "" if run.is_finished else progress.get("stage", ""),
             "notices": progress.get("notices") or []}
+
+
+def run_job_progress(run: TrainingRun) -> JobProgress:
+    """The run kind's progress on the jobs page (jobs.registry): steps, and
+    the time left its worker measured from its steps' pace."""
+    state = run_progress(run)
+    eta_s = None if run.is_finished else (run.progress or {}).get("eta_s")
+    return JobProgress(state["step"], state["max_steps"], eta_s=eta_s, paced=True)
 
 
 def duration_text(seconds: float | None) -> str:

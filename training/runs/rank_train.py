@@ -10,9 +10,9 @@ from accelerate import PartialState
 
 from ..models import TrainingRun
 from ..sampling.device import device_choose
-from .callbacks import Lease
-from .config import GRPOConfig
-from .worker import run_train
+from .callbacks import RunLease
+from .config import RunConfig
+from .job import run_train
 
 logger = logging.getLogger("training.runs.rank_main")
 
@@ -20,7 +20,7 @@ logger = logging.getLogger("training.runs.rank_main")
 def rank_train(*, run_id: int, token: str, checkpoint: str | None,
                progress_extra: dict) -> None:
     run = TrainingRun.objects.select_related("snapshot").get(pk=run_id)
-    grpo = GRPOConfig.from_launched(run.launched_config)
+    grpo = RunConfig.from_launched(run.launched_config)
     # On CPUs accelerate joins the processes (gloo) only when told they are CPUs.
     state = PartialState(cpu=device_choose(grpo.device) == "cpu")
     try:
@@ -32,7 +32,7 @@ def rank_train(*, run_id: int, token: str, checkpoint: str | None,
                                  "whose distributed_type is NO starts one")
         logger.info("run %s: process %s of %s on %s", run.pk, state.process_index,
                     state.num_processes, state.device)
-        run_train(run=run, lease=Lease(run_id=run.pk, token=token),
+        run_train(run=run, lease=RunLease(run_id=run.pk, token=token),
                   checkpoint=Path(checkpoint) if checkpoint else None,
                   progress_extra=progress_extra)
     finally:

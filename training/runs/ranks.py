@@ -28,10 +28,6 @@ def rank() -> int:
     return _state().process_index
 
 
-def world_size() -> int:
-    return _state().num_processes
-
-
 def gather_rows(rows: list) -> list:
     """Every process's `rows`, concatenated in rank order, on every process.
     A collective: every process calls it at the same point."""

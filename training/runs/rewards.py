@@ -45,7 +45,7 @@ from ..sampling.outcomes import outcome_counts
 from ..sampling.renderers import FleetRenderer, ProcessRenderer
 from ..sampling.samples import SEED_RANGE
 from . import ranks
-from .callbacks import Lease, StepBook
+from .callbacks import RunLease, StepBook
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def rollout_key(run_id: int, step: int, index: int) -> str:
 
 def group_key(run_id: int, step: int, group: int) -> str:
     """What the group's rollouts share in the draw of pairwise references
-    (training.reward_signals.Rollout.group): the same references for each of them."""
+    (training.reward_signals.SignalInput.group): the same references for each of them."""
     return f"run:{run_id}:{step}:group:{group}"
 
 
@@ -90,7 +90,7 @@ class RubricReward:
 
     def __init__(self, *, run_id: int, specs: Sequence[SignalSpec], context: SignalContext,
                  num_generations: int, scale_rewards: str, seed: int,
-                 renderer: ProcessRenderer | FleetRenderer | None, lease: Lease,
+                 renderer: ProcessRenderer | FleetRenderer | None, lease: RunLease,
                  book: StepBook, recalibrator=None, yardstick=None):
         self.run_id, self.specs, self.context = run_id, list(specs), context
         self.num_generations, self.scale_rewards, self.seed = num_generations, scale_rewards, seed

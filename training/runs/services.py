@@ -1,12 +1,12 @@
 """Training runs' lifecycle: launch (validate, freeze what the run uses,
 queue), cancel, resume, clone, and which of those a run allows
-(run_actions). The task body that trains on the worker is worker.py; the
+(run_actions). The task body that trains on the worker is job.py; the
 checkpoint folders are checkpoints.py.
 
 A run's life: draft -> queued -> running -> done | failed | cancelled (every
 job's, jobs.services, with a draft before it); a failed, cancelled or
 stalled run may be resumed (queued again), continuing from its last
-checkpoint (worker.py says what a resume discards).
+checkpoint (job.py says what a resume discards).
 
 A rubric signal the run's judges can never answer (the local reward model
 asked about adherence, no active reward model, pairwise with no snapshot)
@@ -33,6 +33,7 @@ from jobs.models import LIVE
 from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live, job_stop
 
 from ..calibration.recalibrate import recalibration_launched, recalibration_problems
+from ..launch import draft_launch
 from ..models import Rubric, TrainingRun
 from ..policy import policy_parameters, policy_path
 from ..policy.build import policy_exists
@@ -40,14 +41,14 @@ from ..reward_signals import signal_context_for, signals_unanswerable, unanswera
 from ..rubrics import RubricError, signal_specs, specs_kept
 from ..sampling.launch import judge_launched, package_versions, policy_missing
 from . import conf
-from .config import GRPOConfig, GRPOConfigError
+from .config import RunConfig, RunConfigError
 from .probe.plan import probe_launched, probe_problems
 
 logger = logging.getLogger(__name__)
 Status = TrainingRun.Status
 
 # The GRPO settings a launch freezes (and a clone copies).
-GRPO_FIELDS = GRPOConfig.names()
+GRPO_FIELDS = RunConfig.names()
 # What a clone copies besides the GRPO settings.
 CHOICE_FIELDS = ("base_model", "prompt_set", "system_prompt", "rubric", "snapshot", "judge",
                  "scorer", "drop_unanswerable", "yardstick", "probe_every", "recalibrate_every",
@@ -68,25 +69,15 @@ class RunError(ValueError):
 def run_launch(*, run: TrainingRun, user=None) -> TrainingRun:
     """Check a draft run, freeze what it will use into launched_config, and
     queue it on the train queue once the transaction commits."""
-    if run.status != Status.DRAFT:
-        raise RunError(f"{run} is {run.status}, not a draft: only a draft is launched "
-                       "(clone it to run it again, or resume it)")
-    problems = run_problems(run)
-    if problems:
-        raise RunError(f"{run} cannot be launched: " + "; ".join(problems))
-    config = launched_config(run, user)
-    dropped = run_unanswerable(run, signal_specs(run.rubric.signals))
-    with transaction.atomic():
-        launched = TrainingRun.objects.filter(pk=run.pk, status=Status.DRAFT).update(
-            status=Status.QUEUED, launched_config=config, dropped_signals=dropped,
-            cancel_requested=False, error="",
-            checkpoint_step=0, progress={"stage": "queued", "step": 0,
-                                         "max_steps": run.max_steps})
-        if not launched:
-            raise RunError(f"{run} was launched meanwhile")
-        _queue(run, resume=False)
-    run.refresh_from_db()
-    return run
+    problems = run_problems(run) if run.status == Status.DRAFT else []
+    return draft_launch(
+        job=run, problems=problems, error=RunError, resume=False,
+        not_draft=" (clone it to run it again, or resume it)",
+        frozen=lambda: {
+            "launched_config": launched_config(run, user),
+            "dropped_signals": run_unanswerable(run, signal_specs(run.rubric.signals)),
+            "checkpoint_step": 0,
+            "progress": {"stage": "queued", "step": 0, "max_steps": run.max_steps}})
 
 
 def run_problems(run: TrainingRun) -> list[str]:
@@ -157,13 +148,13 @@ REAL_CHECKPOINT_PARAMETERS = 100_000_000
 
 
 def _grpo_problems(run: TrainingRun) -> list[str]:
-    """The GRPO settings' own checks (config.GRPOConfig), the packages they
+    """The GRPO settings' own checks (config.RunConfig), the packages they
     need (LoRA's peft is pinned in requirements.txt; vLLM and the trackers
     are the user's to install), and a learning rate meant for the built-in
     policy on a real checkpoint with LoRA."""
     try:
-        grpo = GRPOConfig.from_run(run)
-    except GRPOConfigError as error:
+        grpo = RunConfig.from_run(run)
+    except RunConfigError as error:
         return list(error.problems)
     problems = grpo.packages_missing()
     path = policy_path(run.base_model)
@@ -187,7 +178,7 @@ def launched_config(run: TrainingRun, user=None) -> dict:
         **launched_choices(run),
         "system_prompt": {"id": run.system_prompt.pk, "label": str(run.system_prompt),
                           "text": run.system_prompt.text},
-        "grpo": GRPOConfig.from_run(run).to_dict(),
+        "grpo": RunConfig.from_run(run).to_dict(),
         "probe": probe_launched(run),
         "recalibration": recalibration_launched(run),
         "versions": package_versions(PACKAGES),

@@ -2,7 +2,7 @@
 on training.runs.rank_main, keep its output in the run's log, watch it, and
 stop every process it started.
 
-The worker has claimed the run (worker.py); the processes write through that
+The worker has claimed the run (job.py); the processes write through that
 claim, the main one only (ranks.py), so the run's heartbeat is theirs and a
 hung training stalls the run as it would in one process. The worker never
 beats for them. It watches, once a second:
@@ -36,8 +36,8 @@ from django.conf import settings
 from ..models import TrainingRun
 from ..policy import run_dir
 from . import conf
-from .callbacks import Lease, RunSuperseded
-from .config import GRPOConfig
+from .callbacks import RunLease, RunSuperseded
+from .config import RunConfig
 from .processes import ProcessTree
 
 logger = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ def log_path(run_id: int) -> Path:
     return run_dir(run_id) / LOG_NAME
 
 
-def launch_command(*, run_id: int, token: str, grpo: GRPOConfig, checkpoint: Path | None,
+def launch_command(*, run_id: int, token: str, grpo: RunConfig, checkpoint: Path | None,
                    progress_extra: dict) -> list[str]:
     """`accelerate launch` of rank_main for this run. Without a config file,
     plain data parallelism (`--multi_gpu`: torch's elastic launcher, gloo on
@@ -84,14 +84,14 @@ def launch_command(*, run_id: int, token: str, grpo: GRPOConfig, checkpoint: Pat
             "--progress-extra", json.dumps(progress_extra)]
 
 
-def processes_train(*, run: TrainingRun, lease: Lease, checkpoint: Path | None,
+def processes_train(*, run: TrainingRun, lease: RunLease, checkpoint: Path | None,
                     progress_extra: dict) -> bool:
     """Train `run` in `accelerate launch`'s processes and wait for them. They
     end the run themselves (done or cancelled); True when the worker stopped
     them for a cancel request instead, leaving the run for the caller to end
     cancelled. Raises RunSuperseded when the run was taken by another worker,
     ProcessesFailed when they crashed."""
-    grpo = GRPOConfig.from_launched(run.launched_config)
+    grpo = RunConfig.from_launched(run.launched_config)
     log = log_path(run.pk)
     log.parent.mkdir(parents=True, exist_ok=True)
     command = launch_command(run_id=run.pk, token=lease.token, grpo=grpo,
@@ -126,7 +126,7 @@ def processes_train(*, run: TrainingRun, lease: Lease, checkpoint: Path | None,
                           f"lines of {log}:\n{log_tail(log, start)}")
 
 
-def _watch(proc: subprocess.Popen, tree: ProcessTree, lease: Lease, log: Path) -> bool:
+def _watch(proc: subprocess.Popen, tree: ProcessTree, lease: RunLease, log: Path) -> bool:
     """Wait for the processes to exit (module docstring); True when they were
     stopped for a cancel request. A stop is said in the log too."""
     deadline = None  # when they must have exited, once they have a reason to

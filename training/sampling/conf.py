@@ -9,11 +9,10 @@ from django.core.exceptions import ImproperlyConfigured
 
 def torch_threads() -> int | None:
     """PAINTRL_RUN_THREADS: torch threads for a job sampling on the CPU, or
-    None for torch's default (setting 0: one per core). Measured here
-    (2026-11-30, the shared 2-core machine at load ~10): sampling 48 tokens x
-    2 from the "test" policy took 9.5 s with two threads and 0.14 s with one
-    (threads spinning against other processes); pool/reward/train.py saw the
-    same. Hence the default 1; a dedicated CPU box should raise it."""
+    None for torch's default (setting 0: one per core). On a shared machine a
+    second thread spins against other processes and sampling slows many
+    times over (docs/benchmarks.md, "Measured constants"; pool/reward/train.py
+    saw the same). Hence the default 1; a dedicated CPU box should raise it."""
     value = settings.PAINTRL_RUN_THREADS
     if value < 0:
         raise ImproperlyConfigured(f"PAINTRL_RUN_THREADS must be 0 or more, got {value}")

@@ -1,5 +1,5 @@
 """How a policy's completions are drawn, as one object shared by every job
-that samples one: a run's rollouts (training.runs.config.GRPOConfig extends
+that samples one: a run's rollouts (training.runs.config.RunConfig extends
 it), its probe, a prompt optimisation's candidates and a calibration's
 rollouts. Each setting is defined here once; the jobs' rows hold the
 defaults a new job starts from (training.models.SamplingSettings), so a
@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..configs import Config, ConfigError, setting
+from ..config_base import Config, ConfigError, setting
 
 SECTION = "Sampling"
 

@@ -3,7 +3,7 @@
 or "fleet", the render workers through the `render` queue (sketches/fleet.py:
 a GPU host with no browsers, render workers on as many hosts as there are).
 The worker chooses once per run (`run_renderer`), with the p5.brush the
-run's sketches render with (GRPOConfig.brush: "2" unless the run says
+run's sketches render with (RunConfig.brush: "2" unless the run says
 otherwise); the reward function and the probe call the renderer once per
 step and record who rendered it."""
 from __future__ import annotations

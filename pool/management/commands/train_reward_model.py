@@ -4,6 +4,7 @@ train a new reward-model version from the grades, here with progress printed,
 or on the short worker with --queue."""
 from django.core.management.base import BaseCommand, CommandError
 
+from jobs.runner import job_run_here
 from pool.models import RewardModel
 from pool.reward import services
 from pool.reward.config import KINDS, TrainConfig
@@ -49,8 +50,8 @@ class Command(BaseCommand):
             return
         self.stdout.write(f"Training reward model v{reward_model.version} here "
                           f"({source} grades, up to {epochs} epochs)...")
-        reward_model = services.reward_model_train(reward_model_id=reward_model.pk,
-                                                   on_progress=self.print_progress)
+        reward_model = job_run_here(kind="reward_model", pk=reward_model.pk,
+                                    on_progress=self.print_progress)
         if reward_model.status != RewardModel.Status.DONE:
             raise CommandError(f"reward model v{reward_model.version} {reward_model.status}: "
                                f"{reward_model.error or 'see the admin'}")

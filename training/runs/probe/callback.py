@@ -13,7 +13,7 @@ from transformers import TrainerCallback
 
 from ...models import Probe
 from .. import ranks
-from ..callbacks import Lease, RunSuperseded, StepBook
+from ..callbacks import RunLease, RunSuperseded, StepBook
 from .samples import ProbePlan, Prober
 
 logger = logging.getLogger(__name__)
@@ -24,7 +24,7 @@ class ProbeCallback(TrainerCallback):
     engine.engine_build with the Prober run_prober makes (which scores each
     step's rollouts too: rewards.RubricReward)."""
 
-    def __init__(self, *, trainer, prober: Prober, lease: Lease, book: StepBook):
+    def __init__(self, *, trainer, prober: Prober, lease: RunLease, book: StepBook):
         self.trainer, self.prober, self.lease, self.book = trainer, prober, lease, book
 
     def on_train_begin(self, args, state, control, **kwargs):

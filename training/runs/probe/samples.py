@@ -25,7 +25,7 @@ from ...judges.local import LocalRewardModelJudge
 from ...models import Probe, ProbeSample
 from ...sampling.config import SamplingConfig
 from ...sampling.samples import Sample, Sampling, samples_generate
-from ..config import GRPOConfig
+from ..config import RunConfig
 from ..rewards import completion_store
 
 
@@ -42,7 +42,7 @@ class ProbePlan(Sampling):
         probe = config.get("probe")
         if not probe:
             return None
-        grpo = GRPOConfig.from_launched(config)
+        grpo = RunConfig.from_launched(config)
         return cls(every=probe["every"], yardstick_id=probe["yardstick"]["id"],
                    prompts=probe["prompts"], samples=probe["samples"], seeds=probe["seeds"],
                    member_ids=[ref["member"] for ref in probe["references"]],

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import gepa
 
 from jobs.lease import Lease
-from jobs.runner import Ending, JobStopped, Running, job_run
+from jobs.runner import Ending, JobStopped, Running
 
 from ..models import PromptCandidate, PromptOptimisation
 from ..reward_signals import signal_context_for, signals_unanswerable, unanswerable_text
@@ -49,17 +49,11 @@ from ..sampling.device import memory_release, policy_open
 from ..sampling.renderers import run_renderer
 from . import services
 from .adapter import COMPONENT, Example, SystemPromptAdapter
+from .config import OptimisationConfig
 from .reflection import ReflectionModel, ReflectionUnavailable
 
 logger = logging.getLogger(__name__)
 Status = PromptOptimisation.Status
-
-
-def optimisation_execute(*, job_id: int) -> PromptOptimisation:
-    """Run a queued job to its end in this process (what its worker runs: the
-    "prompt_optimisation" kind, training.kinds): done, failed or cancelled."""
-    job_run(kind="prompt_optimisation", pk=job_id)
-    return PromptOptimisation.objects.get(pk=job_id)
 
 
 def optimisation_body(running: Running) -> Ending:
@@ -77,11 +71,12 @@ def optimisation_body(running: Running) -> Ending:
 
 def _optimise(job: PromptOptimisation, lease: Lease) -> dict:
     config = job.launched_config
+    settings = OptimisationConfig.launched(job)  # as frozen at the launch
     reflection = ReflectionModel.from_judge(job.reflection)
     reflection.check()
     specs = rubric_specs(config["rubric"]["signals"], job.dropped_signals)
     context = signal_context_for(judge=job.judge, scorer=job.scorer, snapshot=job.snapshot,
-                                 seed=job.seed)
+                                 seed=settings.seed)
     if found := signals_unanswerable(specs, context):
         raise services.OptimisationError(
             f"since the launch, {unanswerable_text(found, how_to_drop=services.HOW_TO_DROP)}")
@@ -91,21 +86,22 @@ def _optimise(job: PromptOptimisation, lease: Lease) -> dict:
         # A job launched before "renders" was recorded rendered in the worker's browsers.
         job_id=job.pk, model=model, tokenizer=tokenizer,
         renderer=run_renderer(config.get("renders", "process")),
-        specs=specs, context=context, samples=job.samples_per_prompt, seed=job.seed,
-        sampling=SamplingConfig.of(job), should_stop=cancelled)
+        specs=specs, context=context, samples=settings.samples_per_prompt, seed=settings.seed,
+        sampling=SamplingConfig.of(settings), should_stop=cancelled)
     examples = [Example(i, prompt) for i, prompt in enumerate(config["prompts"])]
     recorder = Recorder(job=job, adapter=adapter, examples=examples, reflection=reflection,
-                        lease=lease)
+                        lease=lease, max_metric_calls=settings.max_metric_calls)
     try:
         result = gepa.optimize(
             seed_candidate={COMPONENT: config["seed_prompt"]["text"]}, trainset=examples,
             valset=examples, adapter=adapter, reflection_lm=reflection,
-            reflection_minibatch_size=job.minibatch_size, max_metric_calls=job.max_metric_calls,
+            reflection_minibatch_size=settings.minibatch_size,
+            max_metric_calls=settings.max_metric_calls,
             # A proposal is kept only if it beats its parent on the minibatch
             # (GEPA's default, named because the admin's page says so).
             acceptance_criterion="strict_improvement",
             stop_callbacks=[recorder], callbacks=[recorder], cache_evaluation=True,
-            seed=job.seed, raise_on_exception=True, logger=GepaLog(job.pk),
+            seed=settings.seed, raise_on_exception=True, logger=GepaLog(job.pk),
             track_best_outputs=False, display_progress_bar=False)
     finally:
         del model, adapter
@@ -158,8 +154,9 @@ class Recorder:
     """GEPA's callback and stopper for one job (module docstring)."""
 
     def __init__(self, *, job: PromptOptimisation, adapter: SystemPromptAdapter,
-                 examples: list[Example], reflection: ReflectionModel, lease: Lease):
-        self.job_id, self.max_metric_calls = job.pk, job.max_metric_calls
+                 examples: list[Example], reflection: ReflectionModel, lease: Lease,
+                 max_metric_calls: int):
+        self.job_id, self.max_metric_calls = job.pk, max_metric_calls
         self.adapter, self.examples, self.reflection = adapter, examples, reflection
         self.cancelled = lease.cancel_requested
         self.failure: Exception | None = None

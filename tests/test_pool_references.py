@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from pool.models import Tier
-from pool.sampling import references_sample
+from pool.references import references_sample
 from tests.pool_data import snapshot_build
 
 pytestmark = pytest.mark.django_db

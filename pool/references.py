@@ -16,7 +16,7 @@
    every member is drawn once before any is drawn again.
 
 `among` narrows the draw to some members (the references a re-calibrating
-run kept: pool.calibration); the rules above then apply to those.
+run kept: pool.band); the rules above then apply to those.
 
 Seeded: the same snapshot, prompt, k, okay_share and seed give the same
 references in the same order (a string seed for random.Random is hashed with

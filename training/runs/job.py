@@ -5,7 +5,7 @@ train, finish.
 The jobs runner claims a run under a lease (jobs.lease: queued, or running
 with a heartbeat older than PAINTRL_RUN_STALE_S), so a redelivered task
 message for a run that is finished, or running with a fresh heartbeat, does
-nothing. Every later write checks the claim (callbacks.Lease): a worker
+nothing. Every later write checks the claim (callbacks.RunLease): a worker
 that lost its run stops without writing.
 
 Resuming continues from the last checkpoint and first deletes every step,
@@ -31,7 +31,7 @@ from pathlib import Path
 from django.db import transaction
 from django.db.models import Q
 
-from jobs.runner import ENDED, Ending, Running, job_run
+from jobs.runner import ENDED, Ending, Running
 from sketches.models import Render, Sketch
 
 from ..models import Calibration, Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
@@ -40,9 +40,9 @@ from ..rubrics import rubric_specs
 from ..sampling.device import memory_release
 from ..sampling.renderers import run_renderer
 from . import ranks
-from .callbacks import Lease
+from .callbacks import RunLease
 from .checkpoints import checkpoint_resumable, checkpoints_discard
-from .config import GRPOConfig
+from .config import RunConfig
 from .engine import engine_build, final_policy_save, signal_context
 from .services import RunError
 from .supervisor import log_path, processes_train
@@ -51,19 +51,10 @@ logger = logging.getLogger(__name__)
 Status = TrainingRun.Status
 
 
-def run_execute(*, run_id: int, resume: bool = False, worker: str | None = None) -> TrainingRun:
-    """Train a queued (or stalled) run to its end in this process (what its
-    worker runs: the "run" kind, training.kinds); ends done, failed or
-    cancelled. Continues from the run's last checkpoint whenever it has one
-    (`resume` only says why the task was sent)."""
-    job_run(kind="run", pk=run_id, worker=worker, options={"resume": resume})
-    return TrainingRun.objects.get(pk=run_id)
-
-
 def run_body(running: Running) -> Ending:
     """The run kind's body (jobs.runner): the run writes its own ending
     through its lease, from whichever process trains it (module docstring)."""
-    lease = Lease(run_id=running.pk, token=running.lease.token)
+    lease = RunLease(run_id=running.pk, token=running.lease.token)
     run = TrainingRun.objects.select_related("snapshot").get(pk=running.pk)
     _train(run, lease, bool(running.options.get("resume")))
     return ENDED
@@ -73,7 +64,7 @@ def _train(run: TrainingRun, lease, resume: bool) -> None:
     _reward_recheck(run)
     checkpoint = _resume_point(run, lease)
     start = run.checkpoint_step if checkpoint else 0
-    grpo = GRPOConfig.from_launched(run.launched_config)
+    grpo = RunConfig.from_launched(run.launched_config)
     extra = {"resumed_from": start} if resume else {}
     if grpo.distributed:
         extra["log"] = str(log_path(run.pk))
@@ -92,7 +83,7 @@ def run_train(*, run: TrainingRun, lease, checkpoint: Path | None,
     in each process `accelerate launch` started (supervisor.py), where only
     the main one renders and writes (ranks.py)."""
     main = ranks.is_main()
-    grpo = GRPOConfig.from_launched(run.launched_config)
+    grpo = RunConfig.from_launched(run.launched_config)
     renderer = run_renderer(grpo.renders, grpo.brush) if main else None
     engine = engine_build(run=run, lease=lease, renderer=renderer,
                           progress_extra=progress_extra,

@@ -14,8 +14,8 @@ import logging
 from collections import Counter
 
 from jobs.lease import Lease
-from jobs.runner import Ending, Running, job_run
-from pool.calibration import BAND, rates_summary
+from jobs.runner import Ending, Running
+from pool.band import BAND, rates_summary
 from sketches.rendering import OK
 
 from ..judges import Picture, judge_backend
@@ -34,13 +34,6 @@ Status = Calibration.Status
 
 class CalibrationFailed(RuntimeError):
     """Nothing honest to measure (the message says why)."""
-
-
-def calibration_execute(*, calibration_id: int) -> Calibration:
-    """Run a queued calibration to its end in this process (what its worker
-    runs: the "calibration" kind, training.kinds): done, failed or cancelled."""
-    job_run(kind="calibration", pk=calibration_id)
-    return Calibration.objects.get(pk=calibration_id)
 
 
 def calibration_body(running: Running) -> Ending:

@@ -10,7 +10,7 @@ rate: how often the policy's rollouts beat it, as the judge sees it.
 The rules the measurement and its two uses share live here:
 - `pairings`: which rollouts each member meets: up to `per_member`, those of
   its own subject first, then its family's, then the rest, as references are
-  drawn for a prompt (pool.sampling), in a seeded order;
+  drawn for a prompt (pool.references), in a seeded order;
 - `win_rates_sum`: the judge's answers summed per member (an unanswered
   comparison is left out, never counted as a loss);
 - `in_band`: whether a win rate is in a band (an unmeasured one never is),
