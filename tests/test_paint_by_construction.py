@@ -18,7 +18,8 @@ from sketches.renderer import record as recording
 from sketches.renderer.fidelity import picture_difference, same_picture
 from sketches.rendering import OK, render_text
 from sketches.services import render_store, sketch_create
-from tests.conftest import SKETCHES_DIR, make_config
+from tests.chromium import make_config
+from tests.sketch_files import SKETCHES_DIR
 
 pytestmark = pytest.mark.browser
 
