@@ -6,13 +6,12 @@ from dataclasses import dataclass
 
 from django import forms
 
+from sketches.input_rules import SHOWN_MS_MAX
+
 from . import services
 from .models import Grade
 from .selectors import renders_gradable
 
-# A render left on screen longer than a day was not being looked at; a bigger
-# number is a broken client, not a measurement.
-MAX_SHOWN_MS = 24 * 3600 * 1000
 # Most renders the browser may ask to hold ahead in one request.
 MAX_WANT = 20
 
@@ -23,7 +22,7 @@ def shown_ms_of(data: dict, now_ms: int) -> int | None:
     if data.get("shown_ms") is not None:
         return data["shown_ms"]
     shown_at = data.get("shown_at")
-    if shown_at is None or not 0 <= now_ms - shown_at <= MAX_SHOWN_MS:
+    if shown_at is None or not 0 <= now_ms - shown_at <= SHOWN_MS_MAX:
         return None
     return now_ms - shown_at
 
@@ -46,7 +45,7 @@ class ActionForm(forms.Form):
     render = forms.IntegerField(min_value=1)
     value = forms.ChoiceField(choices=Grade.Value.choices, required=False)
     restore = forms.ChoiceField(choices=[("", "nothing"), *Grade.Value.choices], required=False)
-    shown_ms = forms.IntegerField(min_value=0, max_value=MAX_SHOWN_MS, required=False)
+    shown_ms = forms.IntegerField(min_value=0, max_value=SHOWN_MS_MAX, required=False)
     # Without JavaScript the page cannot time itself: it carries the time it was
     # served (epoch ms) and the server takes the difference.
     shown_at = forms.IntegerField(min_value=0, required=False)

@@ -11,10 +11,12 @@ from rating import comparison_transfer, export
 from rating.models import Comparison, Grade
 from rating.selectors import renders_gradable
 from rating.services import comparison_submit, grade_submit
+from sketches.input_rules import Id, ShownMs, Text
 from sketches.models import Render
 
 from ..auth import CURATOR, STAFF
 from ..errors import Problem
+from ..inputs import BodyIn
 from ..pagination import Page
 from ..schemas import ComparisonOut, GradeOut
 from .common import one
@@ -22,22 +24,22 @@ from .common import one
 router = Router(tags=["grades"])
 
 
-class GradeIn(Schema):
-    render: int
+class GradeIn(BodyIn):
+    render: Id
     value: Grade.Value
-    shown_ms: int | None = None
+    shown_ms: ShownMs | None = None
 
 
 class GradeFilter(Schema):
     render: int | None = None
-    curator: str | None = None
+    curator: Text | None = None
 
 
-class ComparisonIn(Schema):
-    left: int
-    right: int
+class ComparisonIn(BodyIn):
+    left: Id
+    right: Id
     choice: Comparison.Choice
-    shown_ms: int | None = None
+    shown_ms: ShownMs | None = None
 
 
 def _own_unless_staff(request, rows):
