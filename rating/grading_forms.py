@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django import forms
+from django.core.validators import RegexValidator
 
-from sketches.input_rules import SHOWN_MS_MAX
+from sketches.input_rules import CLIENT_KEY_PATTERN, SHOWN_MS_MAX
 
 from . import services
 from .models import Grade
@@ -49,6 +50,9 @@ class ActionForm(forms.Form):
     # Without JavaScript the page cannot time itself: it carries the time it was
     # served (epoch ms) and the server takes the difference.
     shown_at = forms.IntegerField(min_value=0, required=False)
+    # The outbox's name for a grade, sent again on a retry (rating.services.grade_submit).
+    key = forms.CharField(required=False, validators=[RegexValidator(
+        CLIENT_KEY_PATTERN, "a request key is 8 to 64 letters, digits or _ . : -")])
 
     def clean_render(self):
         pk = self.cleaned_data["render"]
@@ -72,7 +76,10 @@ class ActionForm(forms.Form):
         if op == "grade":
             grade, previous = services.grade_submit(curator=curator, render=render,
                                                     value=data["value"],
-                                                    shown_ms=self.shown_ms_at(now_ms))
+                                                    shown_ms=self.shown_ms_at(now_ms),
+                                                    key=data.get("key") or "")
+            if grade is None:  # a retry of a grade withdrawn since
+                return ActionOutcome(op, render.pk, "", previous)
             return ActionOutcome(op, render.pk, grade.value, previous, grade.pk)
         if op == "undo":
             grade = services.grade_undo(curator=curator, render=render,

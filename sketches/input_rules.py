@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, Strict
+from pydantic import AfterValidator, Field, Strict, StringConstraints
 
 # The largest value of an integer column on PostgreSQL (a counter, a seed).
 INT32_MAX = 2**31 - 1
@@ -26,6 +26,10 @@ OFFSET_MAX = INT32_MAX
 # A row id: the databases' 64-bit keys. Beyond it no row exists, and a lookup
 # of a bigger number would overflow the query.
 ID_MAX = 2**63 - 1
+
+# A client's name for one request (a grade's retry sends it again): a UUID
+# fits, and nothing that needs escaping anywhere it is logged or stored.
+CLIENT_KEY_PATTERN = r"^[A-Za-z0-9_.:-]{8,64}$"
 
 NUL = "\x00"
 
@@ -70,4 +74,5 @@ JsonObject = Annotated[dict, AfterValidator(_json_text)]
 Id = Annotated[int, Strict(), Field(ge=1, le=ID_MAX)]
 Seed = Annotated[int, Strict(), Field(ge=0, le=SEED_MAX)]
 ShownMs = Annotated[int, Strict(), Field(ge=0, le=SHOWN_MS_MAX)]
+ClientKey = Annotated[str, StringConstraints(pattern=CLIENT_KEY_PATTERN)]
 Tally = Annotated[int, Strict(), Field(ge=0, le=INT32_MAX)]
