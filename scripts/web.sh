@@ -8,6 +8,7 @@ set -e
 bind="${PAINTRL_HOST:-127.0.0.1}:${PAINTRL_PORT:-8000}"
 if [ "${PAINTRL_PROFILE:-dev}" = "production" ]; then
     exec gunicorn paintrl_site.wsgi --bind "$bind" --workers "${PAINTRL_WEB_WORKERS:-2}" \
+        --worker-class gthread --threads "${PAINTRL_WEB_THREADS:-4}" --preload \
         --access-logfile -
 fi
 exec python manage.py runserver "$bind" --noreload
