@@ -13,33 +13,21 @@ from django.urls import reverse
 from rating.models import Grade
 from sketches.input_rules import SEED_MAX, SHOWN_MS_MAX
 from sketches.models import ImportJob
+from tests import test_api
 from tests.conftest import read_sketch
 from tests.lab_data import presets_ensure
 from tests.rating_data import PASSWORD, curator_create, renders_create
 from tests.routes_data import changed_models, fingerprint
 from tests.test_api import API, Caller
 from tests.test_api_access import is_json_refusal
-from tests.workers import broker_use
 
 pytestmark = pytest.mark.django_db
 SURROGATE, NUL = "\ud800", "a\x00b"
 LISTS = ["/sketches", "/renders", "/grades", "/comparisons", "/pool/snapshots", "/pool/pins",
          "/reward-models", "/runs", "/jobs"]
 
-
-@pytest.fixture
-def curator():
-    return Caller(curator_create("cora"))
-
-
-@pytest.fixture
-def staff():
-    return Caller(curator_create("boss", superuser=True))
-
-
-@pytest.fixture
-def broker(settings):
-    broker_use()
+# test_api's callers (a curator, a superuser) and its test broker.
+curator, staff, broker = test_api.curator, test_api.staff, test_api.broker
 
 
 def refused(caller, method, path, body=None, *, status=400, raw: str | None = None,
