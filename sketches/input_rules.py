@@ -1,6 +1,6 @@
 """What a person or a script may send, decided once: each field's type and
 range. The pages' forms read the bounds (a form field's min and max), the
-API's schemas use the types below (api.fields), so a value the editor or the
+API's schemas use the types below (api/routes), so a value the editor or the
 grading page refuses is refused by the API in the same words, and nothing
 that reaches a service can overflow a column or a query.
 
@@ -74,5 +74,9 @@ JsonObject = Annotated[dict, AfterValidator(_json_text)]
 Id = Annotated[int, Strict(), Field(ge=1, le=ID_MAX)]
 Seed = Annotated[int, Strict(), Field(ge=0, le=SEED_MAX)]
 ShownMs = Annotated[int, Strict(), Field(ge=0, le=SHOWN_MS_MAX)]
+# A query string's numbers arrive as text, so these are not strict; still
+# bounded, or a filter by -2^70 overflows SQLite's query (a server error).
+IdParam = Annotated[int, Field(ge=1, le=ID_MAX)]
+CountParam = Annotated[int, Field(ge=0, le=INT32_MAX)]
 ClientKey = Annotated[str, StringConstraints(pattern=CLIENT_KEY_PATTERN)]
 Tally = Annotated[int, Strict(), Field(ge=0, le=INT32_MAX)]

@@ -38,7 +38,8 @@ EXCLUDE_OPERATIONS = ("grades_export", "comparisons_export", "snapshot_export", 
 world = test_access.world
 
 
-def fuzz(base: str, token: str) -> subprocess.CompletedProcess:
+def fuzz(base: str, token: str, folder) -> subprocess.CompletedProcess:
+    """Schemathesis in `folder`, where it keeps its cache (not the checkout)."""
     command = [sys.executable, "-m", "schemathesis.cli", "--no-color", "run",
                f"{base}/api/v1/openapi.json",
                "--header", f"Authorization: Bearer {token}",
@@ -46,16 +47,17 @@ def fuzz(base: str, token: str) -> subprocess.CompletedProcess:
                "--workers", "1", "--request-timeout", "60", "--max-failures", "20",
                "--suppress-health-check", "all", "--generation-database", "none",
                *[arg for op in EXCLUDE_OPERATIONS for arg in ("--exclude-operation-id", op)]]
-    return subprocess.run(command, capture_output=True, text=True, timeout=MAX_TIME_S * 4)
+    return subprocess.run(command, capture_output=True, text=True, timeout=MAX_TIME_S * 4,
+                          cwd=folder)
 
 
 def test_no_server_error_and_no_answer_off_the_schema_for_staff_or_curators(
-        live_server, world):
+        live_server, world, tmp_path):
     broker_use()  # writes that queue work send it to the test's Redis
     failures = []
     for role, user in (("staff", world.staff), ("curator", world.curator)):
         raw = token_create(user=user, name=f"fuzz {role}")[1]
-        run = fuzz(live_server.url, raw)
+        run = fuzz(live_server.url, raw, tmp_path)
         print(f"--- as {role}:\n{run.stdout[-4000:]}")  # shown with -s
         if run.returncode != 0:
             failures.append(f"--- as {role} (exit {run.returncode}):\n{run.stdout[-6000:]}"

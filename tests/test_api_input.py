@@ -71,10 +71,14 @@ class TestOutOfRange:
         renders_create(1)  # render 1 exists: JSON's true is still not its id
         refused(curator, "POST", "/grades", {"render": True, "value": "love"}, mentions="render")
 
-    def test_ids_past_any_key_find_nothing(self, staff):
-        for path in (f"/renders/{2**70}", f"/runs/{2**63}"):
+    @pytest.mark.parametrize("number", [2**63, 2**70, -(2**70), 0])
+    def test_ids_past_any_key_find_nothing(self, staff, number):
+        """Found by the fuzzer on SQLite: GET /renders?sketch=-2406586467701430419456."""
+        for path in (f"/renders/{number}", f"/runs/{number}", f"/pool/snapshots/{number}"):
             assert is_json_refusal(staff("GET", path), 404), path
-        assert staff("GET", f"/grades?render={2**70}").json() == {"items": [], "count": 0}
+        for path in (f"/grades?render={number}", f"/renders?sketch={number}",
+                     "/runs/1/rollouts?step=-1"):
+            assert is_json_refusal(staff("GET", path), 400), path
 
 
 class TestText:

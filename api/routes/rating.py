@@ -11,7 +11,7 @@ from rating import comparison_transfer, export
 from rating.models import Comparison, Grade
 from rating.selectors import renders_gradable
 from rating.services import comparison_submit, grade_submit
-from sketches.input_rules import ClientKey, Id, ShownMs, Text
+from sketches.input_rules import ClientKey, Id, IdParam, ShownMs, Text
 from sketches.models import Render
 
 from ..auth import CURATOR, STAFF
@@ -33,7 +33,7 @@ class GradeIn(BodyIn):
 
 
 class GradeFilter(Schema):
-    render: int | None = None
+    render: IdParam | None = None
     curator: Text | None = None
 
 

@@ -9,7 +9,7 @@ from ninja import Query, Router, Schema, Status
 from ninja.pagination import paginate
 
 from jobs.services import CancelOutcome
-from sketches.input_rules import JsonObject
+from sketches.input_rules import CountParam, JsonObject
 from training.models import Rollout, TrainingRun
 from training.runs.services import RunError, run_cancel, run_launch, run_resume
 
@@ -33,7 +33,7 @@ class RunIn(BodyIn):
 
 
 class RolloutFilter(Schema):
-    step: int | None = None
+    step: CountParam | None = None
 
 
 def _run(pk: int) -> TrainingRun:

@@ -9,7 +9,7 @@ from ninja.pagination import paginate
 from sketches.editing import SketchEditInvalid
 from sketches.importing import upload
 from sketches.importing.jobs import import_job_create
-from sketches.input_rules import Seed, Text
+from sketches.input_rules import IdParam, Seed, Text
 from sketches.models import ImportJob, Render, Sketch
 
 from ..auth import CURATOR, STAFF, USER
@@ -32,7 +32,7 @@ class SketchIn(BodyIn):
 
 class RenderFilter(Schema):
     status: Render.Status | None = None
-    sketch: int | None = None
+    sketch: IdParam | None = None
 
 
 @router.post("/sketches", response={201: RenderOut}, auth=CURATOR,
