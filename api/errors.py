@@ -1,15 +1,25 @@
 """Every refusal answers one JSON shape: {"detail": a sentence, "problems":
 [each thing to fix]}. A service's refusal (PoolError, RunError, a
-ValueError) carries the same words the pages show."""
+ValueError) carries the same words the pages show. So do the answers no
+endpoint gives: an unknown path under /api/v1/, a method the path does not
+take, a body over DATA_UPLOAD_MAX_MEMORY_SIZE and a server error (logged as
+Django logs one, with DEBUG or without)."""
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
+import logging
+from functools import wraps
+
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import Http404
+from django.http import Http404, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from ninja import Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from .auth import RoleRefused
+
+logger = logging.getLogger("django.request")
+SERVER_ERROR = "The server failed on this request; it is logged. Nothing was saved."
 
 
 class ProblemOut(Schema):
@@ -90,3 +100,45 @@ def install(api) -> None:
     @api.exception_handler(HttpError)
     def http_error(request, exc: HttpError):
         return answer(request, exc.status_code, str(exc), [str(exc)])
+
+    @api.exception_handler(RequestDataTooBig)
+    def too_big(request, exc):
+        detail = "The body is too large."
+        return answer(request, 413, detail, [f"body: {exc}"])
+
+    @api.exception_handler(SuspiciousOperation)
+    def suspicious(request, exc):
+        return answer(request, 400, "The request is not valid.", [str(exc)])
+
+    @api.exception_handler(Exception)
+    def server_error(request, exc):
+        logger.error("Internal Server Error: %s", request.path, exc_info=exc,
+                     extra={"status_code": 500, "request": request})
+        return answer(request, 500, SERVER_ERROR, [SERVER_ERROR])
+
+
+def refusal(status: int, detail: str) -> JsonResponse:
+    """A refusal made outside ninja's views (the URL conf's 404 and 405)."""
+    return JsonResponse({"detail": detail, "problems": [detail]}, status=status)
+
+
+@csrf_exempt  # it writes nothing, and a POST deserves the same answer as a GET
+def not_found_anywhere(request, *args, **kwargs):
+    """Any path under /api/v1/ that no endpoint serves."""
+    return refusal(404, f"There is no API endpoint at {request.path} (see /api/v1/openapi.json).")
+
+
+def method_in_shape(view):
+    """Ninja answers a method the path does not take with a plain-text 405:
+    the same status and Allow header, in the one shape."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        if response.status_code != 405:
+            return response
+        shaped = refusal(405, f"{request.method} is not allowed here: use {response['Allow']}.")
+        shaped["Allow"] = response["Allow"]
+        return shaped
+
+    return wrapped

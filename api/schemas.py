@@ -4,6 +4,7 @@ PNG). Inputs live beside the endpoints that take them."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django.urls import reverse
 from ninja import ModelSchema, Schema
@@ -44,9 +45,13 @@ class RenderOut(ModelSchema):
 
 
 class RenderReportOut(ModelSchema):
-    """The gate's verdict on a render, as its page shows it."""
+    """The gate's verdict on a render, as its page shows it. A JSON field is
+    an object in ninja's schema unless it says otherwise: these are lists."""
 
     final: bool
+    violations: list[Any]
+    js_errors: list[Any]
+    unknown_calls: list[Any]
 
     class Meta:
         model = Render
@@ -145,6 +150,7 @@ class RewardModelOut(JobOut):
 class RunOut(ModelSchema):
     actions: list[str]
     stalled: bool
+    dropped_signals: list[Any]  # a list, which ninja would declare an object
 
     class Meta:
         model = TrainingRun

@@ -34,7 +34,9 @@ def sketch_submit(*, code: str | None = None, reply: str | None = None, prompt: 
     """A new sketch from `code`, or from the sketch in a chat `reply`, and its
     render at `seed`, queued once the transaction commits. Raises
     SketchEditInvalid (the editor's refusal) for code that cannot be saved."""
-    if (code is None) == (reply is None):
+    if code is None and reply is None:
+        raise SketchEditInvalid("Send the sketch: its code, or a chat reply holding it.")
+    if code is not None and reply is not None:
         raise SketchEditInvalid("Send either code or a chat reply holding the sketch, not both.")
     meta = {"source": source}
     if reply is not None:

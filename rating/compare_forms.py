@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from django import forms
 
+from sketches.input_rules import SHOWN_MS_MAX
+
 from . import services
-from .grading_forms import MAX_SHOWN_MS, QueueRequestForm, shown_ms_of
+from .grading_forms import QueueRequestForm, shown_ms_of
 from .models import Comparison
 from .pairs import PairKey, pair_key
 from .selectors import renders_gradable
@@ -29,7 +31,7 @@ class CompareForm(forms.Form):
     left = forms.IntegerField(min_value=1)
     right = forms.IntegerField(min_value=1)
     choice = forms.ChoiceField(choices=Comparison.Choice.choices, required=False)
-    shown_ms = forms.IntegerField(min_value=0, max_value=MAX_SHOWN_MS, required=False)
+    shown_ms = forms.IntegerField(min_value=0, max_value=SHOWN_MS_MAX, required=False)
     shown_at = forms.IntegerField(min_value=0, required=False)  # as ActionForm's, without JS
 
     def clean(self):

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django import forms
+from django.core.validators import RegexValidator
+
+from sketches.input_rules import CLIENT_KEY_PATTERN, SHOWN_MS_MAX
 
 from . import services
 from .models import Grade
 from .selectors import renders_gradable
 
-# A render left on screen longer than a day was not being looked at; a bigger
-# number is a broken client, not a measurement.
-MAX_SHOWN_MS = 24 * 3600 * 1000
 # Most renders the browser may ask to hold ahead in one request.
 MAX_WANT = 20
 
@@ -23,7 +23,7 @@ def shown_ms_of(data: dict, now_ms: int) -> int | None:
     if data.get("shown_ms") is not None:
         return data["shown_ms"]
     shown_at = data.get("shown_at")
-    if shown_at is None or not 0 <= now_ms - shown_at <= MAX_SHOWN_MS:
+    if shown_at is None or not 0 <= now_ms - shown_at <= SHOWN_MS_MAX:
         return None
     return now_ms - shown_at
 
@@ -46,10 +46,13 @@ class ActionForm(forms.Form):
     render = forms.IntegerField(min_value=1)
     value = forms.ChoiceField(choices=Grade.Value.choices, required=False)
     restore = forms.ChoiceField(choices=[("", "nothing"), *Grade.Value.choices], required=False)
-    shown_ms = forms.IntegerField(min_value=0, max_value=MAX_SHOWN_MS, required=False)
+    shown_ms = forms.IntegerField(min_value=0, max_value=SHOWN_MS_MAX, required=False)
     # Without JavaScript the page cannot time itself: it carries the time it was
     # served (epoch ms) and the server takes the difference.
     shown_at = forms.IntegerField(min_value=0, required=False)
+    # The outbox's name for a grade, sent again on a retry (rating.services.grade_submit).
+    key = forms.CharField(required=False, validators=[RegexValidator(
+        CLIENT_KEY_PATTERN, "a request key is 8 to 64 letters, digits or _ . : -")])
 
     def clean_render(self):
         pk = self.cleaned_data["render"]
@@ -73,7 +76,10 @@ class ActionForm(forms.Form):
         if op == "grade":
             grade, previous = services.grade_submit(curator=curator, render=render,
                                                     value=data["value"],
-                                                    shown_ms=self.shown_ms_at(now_ms))
+                                                    shown_ms=self.shown_ms_at(now_ms),
+                                                    key=data.get("key") or "")
+            if grade is None:  # a retry of a grade withdrawn since
+                return ActionOutcome(op, render.pk, "", previous)
             return ActionOutcome(op, render.pk, grade.value, previous, grade.pk)
         if op == "undo":
             grade = services.grade_undo(curator=curator, render=render,

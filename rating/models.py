@@ -63,6 +63,26 @@ class GradeChange(models.Model):
         ordering = ["-changed"]
 
 
+class GradeReceipt(models.Model):
+    """A grade request already applied, by the key its client gave it (the
+    grading page's outbox, a script): a retry after a timeout finds it and
+    changes nothing, so an old retry never overwrites a newer grade and a
+    request is never counted twice."""
+
+    curator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="+")
+    key = models.CharField(max_length=64)
+    render = models.ForeignKey(Render, on_delete=models.CASCADE, related_name="+")
+    value = models.CharField(max_length=8, choices=Grade.Value.choices)
+    previous = models.CharField(max_length=8, choices=Grade.Value.choices, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["curator", "key"], name="one_receipt_per_key"),
+        ]
+
+
 class Claim(models.Model):
     """A render held for one curator: on their screen or in their browser's
     queue of upcoming renders. While the claim is live, the render counts as

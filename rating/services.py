@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.cache import cache
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -13,7 +13,16 @@ from sketches.access import curator_group_name
 from sketches.models import Render
 
 from .conf import claim_ttl
-from .models import Claim, Comparison, Grade, GradeChange, GradingSettings, PairClaim, Skip
+from .models import (
+    Claim,
+    Comparison,
+    Grade,
+    GradeChange,
+    GradeReceipt,
+    GradingSettings,
+    PairClaim,
+    Skip,
+)
 from .pair_queue import pair_claim
 from .queue import render_claim
 from .selectors import GRADING_SETTINGS_CACHE_KEY
@@ -45,7 +54,7 @@ def grade_record(*, render: Render, curator, value: str, shown_ms: int | None = 
 
 
 # Atomic on its own, wherever it is called from (the row lock needs a
-# transaction); inside a caller's (grade_submit's) it joins that one, with no
+# transaction); inside a caller's (_grade_submit's) it joins that one, with no
 # savepoint to pay for on every grade.
 @transaction.atomic(savepoint=False)
 def _grade_write(*, render: Render, curator, value: str, shown_ms: int | None,
@@ -87,18 +96,59 @@ def grades_import(*, render: Render, grades: dict[str, str]) -> list[Grade]:
                 for name, value in grades.items()]
 
 
+def grade_submit(*, curator, render: Render, value: str, shown_ms: int | None = None,
+                 key: str = "") -> tuple[Grade | None, str]:
+    """A grade given on the grading page or by a script: record it and free
+    the curator's claim on the render (the grade now holds that seat).
+    Returns the grade and the value it had before ("" for a new grade),
+    which undo restores.
+
+    `key` is the client's name for this request (the outbox's, a script's).
+    A request whose key was applied before is answered from its receipt and
+    changes nothing: a retry after a timeout neither counts twice nor
+    overwrites a grade given since. Its grade is None if it was withdrawn
+    since. Raises ValueError for a key used before for another grade."""
+    if not key:
+        return _grade_submit(curator=curator, render=render, value=value, shown_ms=shown_ms)
+    try:
+        with transaction.atomic():
+            return _grade_submit(curator=curator, render=render, value=value,
+                                 shown_ms=shown_ms, key=key)
+    except IntegrityError:
+        # The same request again while the first was being saved: the first
+        # committed its receipt (or the grade row) first; answer as it did.
+        receipt = GradeReceipt.objects.filter(curator=curator, key=key).first()
+        if receipt is None:
+            raise
+        return _receipt_answer(receipt, render=render, value=value)
+
+
 @transaction.atomic
-def grade_submit(*, curator, render: Render, value: str,
-                 shown_ms: int | None = None) -> tuple[Grade, str]:
-    """A grade given on the grading page: record it and free the curator's
-    claim on the render (the grade now holds that seat). Returns the grade
-    and the value it had before ("" for a new grade), which undo restores."""
+def _grade_submit(*, curator, render: Render, value: str, shown_ms: int | None,
+                  key: str = "") -> tuple[Grade | None, str]:
+    if key:
+        receipt = GradeReceipt.objects.filter(curator=curator, key=key).first()
+        if receipt is not None:
+            return _receipt_answer(receipt, render=render, value=value)
     grade, previous = _grade_write(render=render, curator=curator, value=value,
                                    shown_ms=shown_ms, source=Grade.Source.APP)
     # A skip of this render, if any, stays: it is moot once graded (the queue
     # leaves graded renders out), and deleting it here would cost every grade a query.
     Claim.objects.filter(render=render, curator=curator).delete()
+    if key:
+        GradeReceipt.objects.create(curator=curator, key=key, render=render, value=value,
+                                    previous=previous)
     return grade, previous
+
+
+def _receipt_answer(receipt: GradeReceipt, *, render: Render,
+                    value: str) -> tuple[Grade | None, str]:
+    """What the request the receipt records answered, as the grade is now."""
+    if (receipt.render_id, receipt.value) != (render.pk, value):
+        raise ValueError(f"the request key {receipt.key!r} was used for grading render "
+                         f"{receipt.render_id} {receipt.value}: send a new key for a new grade")
+    grade = Grade.objects.filter(render=render, curator=receipt.curator_id).first()
+    return grade, receipt.previous
 
 
 @transaction.atomic

@@ -131,7 +131,10 @@ def act(request):
     if not (form.is_valid() and wanted.is_valid()):
         return JsonResponse({"error": "not saved", "fields": {**form.errors, **wanted.errors}},
                             status=400)
-    outcome = form.apply(curator=request.user, now_ms=now_ms())
+    try:
+        outcome = form.apply(curator=request.user, now_ms=now_ms())
+    except ValueError as exc:  # a request key reused for another grade
+        return JsonResponse({"error": "not saved", "fields": {"key": [str(exc)]}}, status=400)
     payload = {"saved": {"op": outcome.op, "render": outcome.render_id, "value": outcome.value,
                          "previous": outcome.previous, "grade_id": outcome.grade_id,
                          "held": outcome.held}}

@@ -15,12 +15,12 @@ from . import editing
 from .access import is_curator
 from .code_syntax import SyntaxProblem
 from .conf import renderer_config
+from .input_rules import SEED_MAX
 from .models import Render, Sketch
 from .renderer.page_server import harness_script
 
 NOT_UTF8 = ("The code was not sent as valid UTF-8; characters that could not be read are shown "
             "as \N{REPLACEMENT CHARACTER}. Fix them and save again.")
-SEED_MAX = 2**31 - 1
 
 
 class SketchEditForm(forms.Form):

@@ -22,11 +22,15 @@ failed with "database is locked" while transactions were deferred, and
 passes since settings.py begins them IMMEDIATE.)"""
 from __future__ import annotations
 
+import time
+
 import redis
 from django.contrib.auth import get_user_model
 from django.db.models import Count
 
-from rating.models import Grade
+from rating.models import Grade, GradeReceipt
+from sketches.models import Render
+from tests import grade_posts_harness as posts
 from tests.load_harness import (
     app_stack,
     integrity_check,
@@ -35,7 +39,7 @@ from tests.load_harness import (
     report_lines,
     users_create,
 )
-from tests.postgresql import on_postgresql
+from tests.postgresql import on_postgresql, run_at_once
 from tests.workers import TEST_REDIS_URL, database_url
 
 CURATORS = 8
@@ -85,3 +89,38 @@ def test_eight_curators_grading_during_imports_lose_and_duplicate_no_grade(
                          value="okay")
     broken = integrity_check(run, overlap=OVERLAP)
     assert (broken.lost, broken.over_overlap, broken.ok) == (1, 1, False)
+
+
+POSTERS = 4
+POST_SECONDS = 6
+POST_RENDERS = 300
+
+
+def test_grade_posts_whose_answers_are_lost_land_once_when_retried(
+        media, transactional_db, tmp_path, settings):
+    """Curators post grades to the API through gunicorn (scripts/web.sh, the
+    production profile), on the suite's database: each grade's first request
+    is abandoned unanswered and sent again at once with its key, as the
+    outbox does after a timeout, so retries race the copies the server is
+    still saving, or find them saved. Every grade is then stored once, with
+    the value answered, and one history row. Integrity only, never timings."""
+    renders_seed(POST_RENDERS)
+    curators = posts.curators_create(POSTERS, list(Render.objects.values_list("pk", flat=True)))
+    env = {"DATABASE_URL": database_url(), "PAINTRL_MEDIA_ROOT": str(settings.MEDIA_ROOT)}
+    with posts.web_production(env, tmp_path, curators[0].token) as port:
+        deadline = time.monotonic() + POST_SECONDS
+        run_at_once(lambda i: posts.grade_loop(port, curators[i], deadline=deadline,
+                                         give_up=deadline + 120, timeout_s=60,
+                                         abandon_first=True), POSTERS)
+
+    checks = posts.integrity_check(curators)
+    acked = sum(len(c.acked) for c in curators)
+    report = (f"{checks}; acknowledged {acked}; abandoned "
+              f"{sum(c.abandoned for c in curators)}; server errors "
+              f"{sum(c.server_errors for c in curators)}; refused "
+              f"{sum(c.refused for c in curators)}")
+    assert all(c.acked for c in curators), report  # every curator got grades in
+    assert sum(c.abandoned for c in curators) >= acked, report  # each was sent twice at least
+    assert sum(c.server_errors + c.refused for c in curators) == 0, report
+    assert (checks.lost, checks.doubled, checks.unsaved) == (0, 0, 0), report
+    assert checks.stored == acked == GradeReceipt.objects.count(), report

@@ -495,16 +495,14 @@ class TestUploadPage:
         assert job_task("import", job.pk) == "done"
         assert Sketch.objects.get().prompt == "p"
 
-    def test_an_unreadable_archive_fails_the_job_with_the_reason(self, client, staff):
+    def test_an_unreadable_archive_is_refused_by_the_form(self, client, staff):
         client.force_login(staff)
-        client.post(reverse("sketches:import_upload"),
-                    {"archive": upload_file("bad.zip", b"PK\x03\x04 but nothing else")})
-        job = ImportJob.objects.get()
-        assert job_task("import", job.pk) == "failed"
-        job.refresh_from_db()
-        assert job.error == "bad.zip is named .zip but is not a zip archive"
-        assert b"bad.zip is named .zip but is not a zip archive" in client.get(
-            reverse("sketches:import_job", args=[job.pk])).content
+        response = client.post(reverse("sketches:import_upload"),
+                               {"archive": upload_file("bad.zip", b"PK\x03\x04 but nothing else")})
+        assert response.status_code == 400
+        assert b"bad.zip starts as a zip archive does but cannot be read as one." in \
+            response.content
+        assert ImportJob.objects.count() == 0
 
     def test_other_files_are_refused_by_the_form(self, client, staff):
         client.force_login(staff)

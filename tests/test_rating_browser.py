@@ -4,13 +4,16 @@ network outage, and the page without JavaScript. The database is checked
 after every step, once the page says the step is saved."""
 from __future__ import annotations
 
+import re
+from urllib.parse import parse_qs
+
 import pytest
 from django.core.cache import cache
 from django.db import connections
 from django.test import Client
 
 from rating import selectors, services
-from rating.models import Claim, Comparison, Grade, GradeChange, PairClaim, Skip
+from rating.models import Claim, Comparison, Grade, GradeChange, GradeReceipt, PairClaim, Skip
 from sketches.models import Render
 from tests.chromium import chromium_path
 from tests.rating_data import curator_create, renders_create
@@ -224,6 +227,30 @@ class TestSavingNeverLosesAGrade:
         context.set_offline(False)  # the page's "online" listener retries at once
         page.wait_saved(1)
         assert Grade.objects.get().render_id == shown
+
+    def test_an_answer_lost_after_the_grade_was_saved_is_retried_with_its_key(
+            self, browser, live_server):
+        """The server saves the grade, its answer never reaches the page: the
+        outbox sends the grade again with the same key, and it is saved once."""
+        renders_create(3)
+        context = browser()
+        page = GradingPage(context.new_page(), f"{live_server.url}/rate/")
+        shown, bodies = page.shown, []
+
+        def lose_the_first_answer(route):
+            bodies.append(parse_qs(route.request.post_data))
+            if len(bodies) == 1:
+                route.fetch()  # the server saves the grade...
+                route.abort()  # ...and the page hears nothing back
+            else:
+                route.continue_()
+
+        page.page.route(re.compile(r"/rate/act/"), lose_the_first_answer)
+        page.press("1")
+        page.wait_saved(1)
+        assert len(bodies) == 2 and bodies[0]["key"] == bodies[1]["key"], bodies
+        assert Grade.objects.get().render_id == shown and GradeChange.objects.count() == 1
+        assert [GradeReceipt.objects.get().key] == bodies[0]["key"]
 
 
 class TestWithoutJavaScript:

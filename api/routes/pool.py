@@ -5,17 +5,19 @@ the pool pages; a refusal is pool.services' PoolError, word for word."""
 import tempfile
 
 from django.http import FileResponse
-from ninja import Field, ModelSchema, Router, Schema, Status
+from ninja import ModelSchema, Router, Status
 from ninja.pagination import paginate
 
 from pool import selectors, services
 from pool.export import snapshot_export_zip, snapshot_folder_name
 from pool.models import PoolMember, PoolPin, PoolSnapshot, Tier
 from pool.rules import pool_rule_current
+from sketches.input_rules import Id, Tally, Text
 from sketches.models import Render
 
 from ..auth import CURATOR, STAFF
 from ..errors import Problem
+from ..inputs import BodyIn
 from ..pagination import Page
 from ..schemas import PinOut, RuleOut, SnapshotOut
 from .common import one
@@ -25,24 +27,24 @@ router = Router(tags=["pool"])
 SPOOL_BYTES = 32 * 1024 * 1024
 
 
-class RuleIn(Schema):
+class RuleIn(BodyIn):
     love_share: float
     okay_tier: bool
-    min_grades: int = Field(ge=0)
-    min_per_subject: int = Field(ge=0)
-    note: str = ""
+    min_grades: Tally
+    min_per_subject: Tally
+    note: Text = ""
 
 
-class PinIn(Schema):
-    render: int
+class PinIn(BodyIn):
+    render: Id
     action: PoolPin.Action
-    reason: str
+    reason: Text
     tier: Tier = Tier.LOVE
 
 
-class FreezeIn(Schema):
-    name: str
-    note: str = ""
+class FreezeIn(BodyIn):
+    name: Text
+    note: Text = ""
 
 
 class MemberOut(ModelSchema):
@@ -61,7 +63,7 @@ def rule_current(request):
     return {**rule.as_dict(), "note": rule.note, "id": rule.pk, "created": rule.created}
 
 
-@router.post("/pool/rule", response={201: RuleOut}, auth=STAFF,
+@router.post("/pool/rule", response={201: RuleOut}, auth=STAFF.needs("pool.add_poolrule"),
              summary="A new version of the rule, in force from now on")
 def rule_edit(request, data: RuleIn):
     try:
@@ -77,7 +79,7 @@ def pins_list(request):
     return selectors.pins_recent()
 
 
-@router.post("/pool/pins", response={201: PinOut}, auth=STAFF,
+@router.post("/pool/pins", response={201: PinOut}, auth=STAFF.needs("pool.add_poolpin"),
              summary="Pin a render in or out of the pool (pinning again replaces the pin)")
 def pin_create(request, data: PinIn):
     render = one(Render.objects, data.render, "render")
@@ -89,7 +91,8 @@ def pin_create(request, data: PinIn):
     return Status(201, pin)
 
 
-@router.delete("/pool/pins/{render_id}", response={204: None}, auth=STAFF,
+@router.delete("/pool/pins/{render_id}", response={204: None},
+               auth=STAFF.needs("pool.delete_poolpin"),
                summary="Remove a render's pin, so its grades decide again")
 def pin_delete(request, render_id: int):
     render = one(Render.objects, render_id, "render")
@@ -104,7 +107,8 @@ def snapshots_list(request):
     return selectors.snapshots_list()
 
 
-@router.post("/pool/snapshots", response={201: SnapshotOut}, auth=STAFF,
+@router.post("/pool/snapshots", response={201: SnapshotOut},
+             auth=STAFF.needs("pool.add_poolsnapshot"),
              summary="Freeze the pool as it is now into a named snapshot")
 def snapshot_freeze(request, data: FreezeIn):
     try:

@@ -11,10 +11,12 @@ from rating import comparison_transfer, export
 from rating.models import Comparison, Grade
 from rating.selectors import renders_gradable
 from rating.services import comparison_submit, grade_submit
+from sketches.input_rules import ClientKey, Id, IdParam, ShownMs, Text
 from sketches.models import Render
 
 from ..auth import CURATOR, STAFF
 from ..errors import Problem
+from ..inputs import BodyIn
 from ..pagination import Page
 from ..schemas import ComparisonOut, GradeOut
 from .common import one
@@ -22,22 +24,24 @@ from .common import one
 router = Router(tags=["grades"])
 
 
-class GradeIn(Schema):
-    render: int
+class GradeIn(BodyIn):
+    render: Id
     value: Grade.Value
-    shown_ms: int | None = None
+    shown_ms: ShownMs | None = None
+    # The client's name for this request: sent again on a retry, it changes nothing.
+    key: ClientKey | None = None
 
 
 class GradeFilter(Schema):
-    render: int | None = None
-    curator: str | None = None
+    render: IdParam | None = None
+    curator: Text | None = None
 
 
-class ComparisonIn(Schema):
-    left: int
-    right: int
+class ComparisonIn(BodyIn):
+    left: Id
+    right: Id
     choice: Comparison.Choice
-    shown_ms: int | None = None
+    shown_ms: ShownMs | None = None
 
 
 def _own_unless_staff(request, rows):
@@ -56,8 +60,14 @@ def _gradable(pk: int) -> Render:
              summary="Grade a render (again: the new value replaces yours, history kept)")
 def grade_create(request, data: GradeIn):
     render = _gradable(data.render)
-    grade, _previous = grade_submit(curator=request.user, render=render, value=data.value,
-                                    shown_ms=data.shown_ms)
+    try:
+        grade, _previous = grade_submit(curator=request.user, render=render, value=data.value,
+                                        shown_ms=data.shown_ms, key=data.key or "")
+    except ValueError as error:
+        raise Problem(409, "The grade was not saved.", [f"key: {error}"]) from error
+    if grade is None:
+        raise Problem(409, f"render {render.pk}: this request was saved, and its grade "
+                           "withdrawn since")
     return Status(201, grade)
 
 

@@ -5,16 +5,17 @@ the admin shows too); follow its status, steps and rollouts. Creating and
 cloning need the permission to add runs, the verbs the permission to change
 them, as in the admin and on the run page."""
 
-from django.core.exceptions import PermissionDenied
 from ninja import Query, Router, Schema, Status
 from ninja.pagination import paginate
 
 from jobs.services import CancelOutcome
+from sketches.input_rules import CountParam, JsonObject
 from training.models import Rollout, TrainingRun
 from training.runs.services import RunError, run_cancel, run_launch, run_resume
 
 from ..auth import STAFF
 from ..errors import Problem
+from ..inputs import BodyIn
 from ..pagination import Page
 from ..schemas import CancelOut, RolloutOut, RunDetailOut, RunOut, StepOut
 from ..services import RunSettingsInvalid, run_clone_with, run_create
@@ -24,21 +25,15 @@ router = Router(tags=["runs"])
 ADD, CHANGE = "training.add_trainingrun", "training.change_trainingrun"
 
 
-class RunIn(Schema):
+class RunIn(BodyIn):
     """Settings by field name (a choice such as rubric or snapshot by its
     id); what is not given comes from the presets, or from the run cloned."""
 
-    settings: dict = {}
+    settings: JsonObject = {}
 
 
 class RolloutFilter(Schema):
-    step: int | None = None
-
-
-def _need(request, permission: str, what: str) -> None:
-    if not request.user.has_perm(permission):
-        raise PermissionDenied(f"{what} needs the permission {permission!r}: ask an "
-                               "administrator for it.")
+    step: CountParam | None = None
 
 
 def _run(pk: int) -> TrainingRun:
@@ -49,20 +44,18 @@ def _settings_refused(error: RunSettingsInvalid) -> Problem:
     return Problem(400, "The run was not saved.", error.problems)
 
 
-@router.post("/runs", response={201: RunDetailOut}, auth=STAFF,
+@router.post("/runs", response={201: RunDetailOut}, auth=STAFF.needs(ADD),
              summary="A draft run from the presets, with settings changed")
 def run_new(request, data: RunIn):
-    _need(request, ADD, "Creating a run")
     try:
         return Status(201, run_create(user=request.user, settings=data.settings))
     except RunSettingsInvalid as error:
         raise _settings_refused(error) from error
 
 
-@router.post("/runs/{pk}/clone", response={201: RunDetailOut}, auth=STAFF,
+@router.post("/runs/{pk}/clone", response={201: RunDetailOut}, auth=STAFF.needs(ADD),
              summary="A draft copy of a run, with settings changed")
 def run_copy(request, pk: int, data: RunIn):
-    _need(request, ADD, "Cloning a run")
     try:
         return Status(201, run_clone_with(run=_run(pk), user=request.user, settings=data.settings))
     except RunSettingsInvalid as error:
@@ -81,27 +74,24 @@ def run_status(request, pk: int):
     return _run(pk)
 
 
-@router.post("/runs/{pk}/launch", response=RunDetailOut, auth=STAFF)
+@router.post("/runs/{pk}/launch", response=RunDetailOut, auth=STAFF.needs(CHANGE))
 def run_start(request, pk: int):
-    _need(request, CHANGE, "Launching a run")
     try:
         return run_launch(run=_run(pk), user=request.user)
     except RunError as error:
         raise Problem(409, "The run was not launched.", [str(error)]) from error
 
 
-@router.post("/runs/{pk}/cancel", response=CancelOut, auth=STAFF)
+@router.post("/runs/{pk}/cancel", response=CancelOut, auth=STAFF.needs(CHANGE))
 def run_stop(request, pk: int):
-    _need(request, CHANGE, "Cancelling a run")
     cancel = run_cancel(run=_run(pk))
     if cancel.outcome == CancelOutcome.NOT_LIVE:
         raise Problem(409, cancel.message)
     return {"outcome": str(cancel.outcome), "status": cancel.status, "message": cancel.message}
 
 
-@router.post("/runs/{pk}/resume", response=RunDetailOut, auth=STAFF)
+@router.post("/runs/{pk}/resume", response=RunDetailOut, auth=STAFF.needs(CHANGE))
 def run_restart(request, pk: int):
-    _need(request, CHANGE, "Resuming a run")
     try:
         return run_resume(run=_run(pk))
     except RunError as error:

@@ -9,10 +9,12 @@ from ninja.pagination import paginate
 from sketches.editing import SketchEditInvalid
 from sketches.importing import upload
 from sketches.importing.jobs import import_job_create
+from sketches.input_rules import IdParam, Seed, Text
 from sketches.models import ImportJob, Render, Sketch
 
 from ..auth import CURATOR, STAFF, USER
 from ..errors import Problem, form_problems
+from ..inputs import BodyIn
 from ..pagination import Page
 from ..schemas import ImportJobOut, RenderOut, RenderReportOut, SketchDetailOut, SketchOut
 from ..services import sketch_submit
@@ -21,16 +23,16 @@ from .common import one
 router = Router(tags=["sketches"])
 
 
-class SketchIn(Schema):
-    code: str | None = None
-    reply: str | None = None
-    prompt: str = ""
-    seed: int = 0
+class SketchIn(BodyIn):
+    code: Text | None = None
+    reply: Text | None = None
+    prompt: Text = ""
+    seed: Seed = 0
 
 
 class RenderFilter(Schema):
     status: Render.Status | None = None
-    sketch: int | None = None
+    sketch: IdParam | None = None
 
 
 @router.post("/sketches", response={201: RenderOut}, auth=CURATOR,
@@ -66,7 +68,8 @@ IMPORT_BODY = {"requestBody": {"required": True, "content": {"multipart/form-dat
                             "schema": {"$ref": "#/components/schemas/Problem"}}}}}}
 
 
-@router.post("/imports", response={201: ImportJobOut}, auth=STAFF, openapi_extra=IMPORT_BODY,
+@router.post("/imports", response={201: ImportJobOut}, auth=STAFF.needs("sketches.add_importjob"),
+             openapi_extra=IMPORT_BODY,
              summary="Import a zip of sketches or a JSONL file (the import page's formats)")
 def import_create(request):
     if upload.body_too_large(request):

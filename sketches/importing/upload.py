@@ -2,6 +2,8 @@
 streams in, not after Django has spooled all of it to a temporary file."""
 from __future__ import annotations
 
+import zipfile
+
 from django import forms
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.template.defaultfilters import filesizeformat
@@ -83,6 +85,13 @@ class ImportUploadForm(forms.Form):
         head = upload.read(4)
         upload.seek(0)
         if head in ZIP_MAGIC:
+            # A zip whose index cannot be read is refused in the answer to the
+            # upload, not later in its job (which checks the same way).
+            readable = zipfile.is_zipfile(upload)
+            upload.seek(0)
+            if not readable:
+                raise forms.ValidationError(f"{upload.name} starts as a zip archive does but "
+                                            "cannot be read as one.")
             self.kind = "zip"
         elif (upload.name or "").lower().endswith(JSONL_SUFFIXES):
             self.kind = "jsonl"

@@ -6,7 +6,10 @@
 // retried (with backoff), a lost session waits for the curator to log in
 // again, and a closed tab sends what was left on the next visit. Its status
 // pill says which of these is happening; nothing is dropped silently (an
-// action the server refuses is listed under the pill).
+// action the server refuses is listed under the pill). Each action carries a
+// key of its own, sent again with every retry: a grade whose answer was lost
+// (a timeout after the server saved it) is recognised, not applied twice or
+// after a newer one (rating.services.grade_submit).
 (() => {
   "use strict";
 
@@ -69,7 +72,7 @@
         try { localStorage.setItem(options.key, JSON.stringify(this.items)); } catch { /* private mode: memory only */ }
       },
       push(op) {
-        this.items.push(op);
+        this.items.push({ ...op, key: requestKey() });
         this.persist();
         this.showStatus();
         this.pump();
@@ -134,6 +137,11 @@
         }
       },
     };
+
+    // 128 random bits as hex; crypto.getRandomValues works on plain http too,
+    // where randomUUID does not.
+    const requestKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)),
+      (b) => b.toString(16).padStart(2, "0")).join("");
 
     const csrfToken = () => document.querySelector("[name=csrfmiddlewaretoken]").value;
 

@@ -3,6 +3,7 @@
 settings a job's row holds."""
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Max
 
@@ -61,3 +62,11 @@ class SamplingSettings(models.Model):
 
     class Meta:
         abstract = True
+
+    def clean(self):
+        super().clean()
+        # The template takes keyword arguments: a list or a number there fails
+        # only when the job starts, long after the form said it was saved.
+        if not isinstance(self.chat_template_kwargs, dict):
+            raise ValidationError({"chat_template_kwargs": "must be a JSON object of keyword "
+                                   'arguments, e.g. {"enable_thinking": false}'})
