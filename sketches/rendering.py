@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from . import gate
+from . import gate, painted_words
 from .brush_api import AUTO_BRUSH, brush_choice_check, detect_brush_version
 from .brush_api import BRUSH_CHOICES as BRUSH_CHOICES  # where callers have found it
 from .code_text import brush_member_names, extract_code
-from .renderer.config import RendererConfig
+from .renderer.config import WORDS_REJECT, RendererConfig
 from .renderer.libraries import BRUSH_VERSIONS, DEFAULT_BRUSH
 from .renderer.paint import paint_fraction
 from .renderer.pool import RenderPool
@@ -34,7 +34,8 @@ UNAVAILABLE = "unavailable"
 # 7: paint credited to p5.brush only where its own programs drew it (sketch code
 #    the library calls back draws plain paint); a canvas over the pixel budget
 #    drawn at a lower pixel density instead of refused
-HARNESS_VERSION = 7
+# 8: words read in the picture of a passed render (painted_words.py)
+HARNESS_VERSION = 8
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,9 @@ class RenderOutcome:
     # loaded ({"p5": "2.2.3", "p5.brush": "2.2.2"}).
     brush_version: str = ""
     libraries: dict[str, str] = field(default_factory=dict)
+    # How long reading the picture for painted words took (0: not read, as
+    # for a render the gate rejected before it).
+    ocr_ms: int = 0
 
     def report(self) -> dict:
         """The JSON-friendly account (no pixels) that tools rely on."""
@@ -80,7 +84,8 @@ def renderer_version_of(library_versions: dict[str, str], config: RendererConfig
     p5.brush's own blend shader."""
     libs = " ".join(f"{name}@{version}" for name, version in sorted(library_versions.items()))
     ways = (("" if config.cpu_fill_masks else "+gpu-masks")
-            + ("" if config.lean_blend else "+brush-blend"))
+            + ("" if config.lean_blend else "+brush-blend")
+            + ("" if config.painted_words == WORDS_REJECT else "+words-flagged"))
     return f"harness/{HARNESS_VERSION}{ways} {libs}"
 
 
@@ -132,6 +137,19 @@ def render_text(pool: RenderPool, text: str, seed: int = 0,
     verdict = gate.combine(static, runtime, run)
     if run.crash_evidence:
         verdict[gate.CRASHED] = run.crash_evidence
+    flags, ocr_ms = {}, 0
+    if not verdict and run.png:
+        # Only a picture that would earn reward is read: a rejected one costs nothing.
+        try:
+            words = painted_words.read_words(run.png)
+        except ValueError as exc:
+            return RenderOutcome(UNAVAILABLE, [], {}, [f"painted words not read: {exc}"],
+                                 elapsed_ms=run.elapsed_ms, renderer_version=version,
+                                 brush_version=brush, libraries=libraries)
+        ocr_ms = round(words.ocr_ms)
+        if words.words:
+            rejects = pool.config.painted_words == WORDS_REJECT
+            (verdict if rejects else flags)[gate.PAINTED_WORDS] = words.describe()
     snap = run.snapshot
     counts = {k: int(v) for k, v in (snap.get("brushCalls") or {}).items()}
     errors = list(run.page_errors) + [e for e in (snap.get("errors") or {}).values()
@@ -139,7 +157,7 @@ def render_text(pool: RenderPool, text: str, seed: int = 0,
     return RenderOutcome(
         status=REJECTED if verdict else OK,
         violations=sorted(verdict),
-        details=verdict,
+        details={**verdict, **flags},
         errors=errors,
         png=run.png,
         width=int(snap.get("width") or 0),
@@ -157,6 +175,7 @@ def render_text(pool: RenderPool, text: str, seed: int = 0,
         renderer_version=version,
         brush_version=brush,
         libraries=libraries,
+        ocr_ms=ocr_ms,
     )
 
 
