@@ -24,6 +24,8 @@ class SketchOut(ModelSchema):
 class RenderOut(ModelSchema):
     sketch: int
     png_url: str | None
+    # What the gate flagged without rejecting (Render.flags): painted words.
+    flags: dict[str, str]
 
     class Meta:
         model = Render
@@ -47,6 +49,7 @@ class RenderReportOut(ModelSchema):
     """The gate's verdict on a render, as its page shows it."""
 
     final: bool
+    flags: dict[str, str]
 
     class Meta:
         model = Render

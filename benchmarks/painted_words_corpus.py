@@ -7,7 +7,7 @@ several brushes, sizes and angles).
 Each sketch is written out as plain brush calls with literal coordinates, from
 a stroke font of this module's own (letters as polylines on a 4 x 6 grid, y
 down). The letter-like honest paintings are hand-written files in
-benchmarks/letterlike/.
+tests/sketches/letterlike/ (the tests render them too).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
-LETTERLIKE_DIR = Path(__file__).resolve().parent / "letterlike"
+LETTERLIKE_DIR = Path(__file__).resolve().parents[1] / "tests" / "sketches" / "letterlike"
 
 # Capitals and digits: each a list of strokes, each stroke a polyline.
 CAPITALS: dict[str, list[list[tuple[float, float]]]] = {
