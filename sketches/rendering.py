@@ -66,9 +66,10 @@ class RenderOutcome:
     # loaded ({"p5": "2.2.3", "p5.brush": "2.2.2"}).
     brush_version: str = ""
     libraries: dict[str, str] = field(default_factory=dict)
-    # How long reading the picture for painted words took (0: not read, as
-    # for a render the gate rejected before it).
+    # How long reading the picture for painted words took, in wall time and
+    # in CPU (0: not read, as for a render the gate rejected before it).
     ocr_ms: int = 0
+    ocr_cpu_ms: int = 0
 
     def report(self) -> dict:
         """The JSON-friendly account (no pixels) that tools rely on."""
@@ -137,7 +138,7 @@ def render_text(pool: RenderPool, text: str, seed: int = 0,
     verdict = gate.combine(static, runtime, run)
     if run.crash_evidence:
         verdict[gate.CRASHED] = run.crash_evidence
-    flags, ocr_ms = {}, 0
+    flags, ocr_ms, ocr_cpu_ms = {}, 0, 0
     if not verdict and run.png:
         # Only a picture that would earn reward is read: a rejected one costs nothing.
         try:
@@ -146,7 +147,7 @@ def render_text(pool: RenderPool, text: str, seed: int = 0,
             return RenderOutcome(UNAVAILABLE, [], {}, [f"painted words not read: {exc}"],
                                  elapsed_ms=run.elapsed_ms, renderer_version=version,
                                  brush_version=brush, libraries=libraries)
-        ocr_ms = round(words.ocr_ms)
+        ocr_ms, ocr_cpu_ms = round(words.ocr_ms), round(words.cpu_ms)
         if words.words:
             rejects = pool.config.painted_words == WORDS_REJECT
             (verdict if rejects else flags)[gate.PAINTED_WORDS] = words.describe()
@@ -176,6 +177,7 @@ def render_text(pool: RenderPool, text: str, seed: int = 0,
         brush_version=brush,
         libraries=libraries,
         ocr_ms=ocr_ms,
+        ocr_cpu_ms=ocr_cpu_ms,
     )
 
 
