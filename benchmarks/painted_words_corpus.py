@@ -223,7 +223,8 @@ def word_sketches() -> list[WordSketch]:
         origin = (-len(word) * 4.5 * size / 2, -3 * size)
         add(f"joined_{word.replace(' ', '_')}", word,
             splines_js(lowercase_strokes(word, origin, size), brush, "#1f2a44", 2.2, 0.5))
-    for score, brush in (("10/10", "pen"), ("100", "marker"), ("9/10", "HB"), ("1ST", "2B")):
+    for score, brush in (("10/10", "pen"), ("100", "marker"), ("9/10", "HB"), ("1ST", "2B"),
+                         ("10", "charcoal"), ("OK", "pen")):
         add(f"score_{score.replace('/', '_of_')}", score,
             lines_js(capital_strokes(score, centred(score, 10), 10), brush, "#222", 2.6))
     flowers = [(-140, -60), (-70, 60), (90, -80), (150, 40)]

@@ -39,13 +39,19 @@ OCR_MAX_SIDE = 640
 # first: it costs a few milliseconds a box, and a painting of dense strokes may
 # offer hundreds of candidates. Words a judge would read are among the largest.
 MAX_BOXES = 12
-# A box's text counts when the recogniser is at least this sure of it (the
-# engine's own default for keeping a result) and it holds at least MIN_CHARS
-# letters or digits: one letter is what a curve or a bloom is read as
-# (benchmarks/painted_words.py lists the honest paintings' boxes); two already
-# make a score ("10") or a word ("OK").
+# A box's text counts when it holds at least MIN_CHARS Latin letters or digits
+# and the recogniser is at least MIN_SCORE sure of it (the engine's own default
+# for keeping a result), or SHORT_CHARS read at least SHORT_MIN_SCORE sure.
+# Painted honestly, a letter or two is what a bloom, a branch or a bird is read
+# as ("M", "MV", "AM" at 0.55-0.64 in the painter's sketches), while painted
+# words read at 0.66-1.0 and a painted "10" or "OK" near 1.0
+# (benchmarks/painted_words.py lists what it reads in each honest painting it
+# flags). Only Latin letters and digits count: the recogniser also reads
+# Chinese, and grass and twigs read as 个, 小 or 本.
 MIN_SCORE = 0.5
-MIN_CHARS = 2
+MIN_CHARS = 3
+SHORT_CHARS = 2
+SHORT_MIN_SCORE = 0.9
 
 
 @dataclass(frozen=True)
@@ -134,11 +140,18 @@ def _read(engine: RapidOCR, small: np.ndarray, sharp: np.ndarray,
     texts, _ = engine.text_rec(engine.get_crop_img_list(sharp, np.array(boxes, dtype=np.float32)))
     found = []
     for box, (text, score) in zip(boxes, texts, strict=True):
-        if score >= MIN_SCORE and sum(c.isalnum() for c in text) >= MIN_CHARS:
+        if _counts(text, score):
             xs, ys = box[:, 0], box[:, 1]
             found.append((text.strip(), round(float(score), 3),
                           (float(xs.min()), float(ys.min()), float(xs.max()), float(ys.max()))))
     return found
+
+
+def _counts(text: str, score: float) -> bool:
+    """Whether a box read as `text`, `score` sure, is painted words."""
+    latin = sum(c.isascii() and c.isalnum() for c in text)
+    return (latin >= MIN_CHARS and score >= MIN_SCORE
+            or latin >= SHORT_CHARS and score >= SHORT_MIN_SCORE)
 
 
 def _area(box: np.ndarray) -> float:

@@ -48,6 +48,12 @@ class TestReadWords:
         assert 250 <= left <= 320 and 480 <= top <= 530 and right >= 800 and bottom <= 620
         assert f'"{found.words[0].text}" at ({left}, {top})' in found.describe()
 
+    def test_two_letters_count_when_read_clearly(self):
+        image = Image.new("RGB", (300, 200), "white")
+        ImageDraw.Draw(image).text((90, 50), "10", fill="#222",
+                                   font=ImageFont.load_default(size=90))
+        assert [w.text for w in read_words(png_of(image)).words] == ["10"]
+
     def test_plain_paper_and_transparent_paper_hold_no_words(self):
         assert read_words(png_of(Image.new("RGB", (300, 200), "#f6f1e8"))).words == ()
         assert read_words(png_of(Image.new("RGBA", (300, 200), (0, 0, 0, 0)))).words == ()
