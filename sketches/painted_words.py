@@ -36,18 +36,18 @@ DETECT_MAX_SIDE = 320
 # costs nothing more and reads small letters better.
 OCR_MAX_SIDE = 640
 # The recogniser reads at most this many of the detector's boxes, the largest
-# first: it costs a few milliseconds a box, and a painting of dense strokes may
+# first: its time grows with the boxes, and a painting of dense strokes may
 # offer hundreds of candidates. Words a judge would read are among the largest.
 MAX_BOXES = 12
 # A box's text counts when it holds at least MIN_CHARS Latin letters or digits
 # and the recogniser is at least MIN_SCORE sure of it (the engine's own default
 # for keeping a result), or SHORT_CHARS read at least SHORT_MIN_SCORE sure.
-# Painted honestly, a letter or two is what a bloom, a branch or a bird is read
-# as ("M", "MV", "AM" at 0.55-0.64 in the painter's sketches), while painted
-# words read at 0.66-1.0 and a painted "10" or "OK" near 1.0
-# (benchmarks/painted_words.py lists what it reads in each honest painting it
-# flags). Only Latin letters and digits count: the recogniser also reads
-# Chinese, and grass and twigs read as 个, 小 or 本.
+# Painted honestly, a letter or two is what a bloom, a branch or a bird is
+# read as, and less surely than painted words are; a painted score or "OK" is
+# read clearly. docs/benchmarks.md, "Painted words", has the scores that set
+# these, from benchmarks/painted_words.py (which lists what it reads in each
+# honest painting it flags). Only Latin letters and digits count: the
+# recogniser also reads Chinese, and grass and twigs read as Chinese characters.
 MIN_SCORE = 0.5
 MIN_CHARS = 3
 SHORT_CHARS = 2
@@ -65,8 +65,9 @@ class PaintedWord:
 @dataclass(frozen=True)
 class WordsRead:
     words: tuple[PaintedWord, ...]
-    # Wall time of the reading, and the CPU it took (the engine runs in the
-    # calling thread): on a loaded machine the first is mostly waiting.
+    # Wall time of the reading (decoding and scaling the PNG included, the wait
+    # for another thread's read not), and the CPU it took (the engine runs in
+    # the calling thread): on a loaded machine the first is mostly waiting.
     ocr_ms: float
     cpu_ms: float
 
@@ -77,8 +78,8 @@ class WordsRead:
 
 
 _engine: RapidOCR | None = None
-# One engine a process (loading it costs about half a second), one read at a
-# time: the engine keeps per-call state, and a read is short next to a render.
+# One engine a process (it loads its models once), one read at a time: the
+# engine keeps per-call state, and a read is short next to a render.
 _lock = threading.Lock()
 
 
@@ -97,6 +98,7 @@ def _ocr() -> RapidOCR:
 def read_words(png: bytes) -> WordsRead:
     """The words painted in `png`. Raises ValueError for bytes that are not an
     image."""
+    start, cpu_start = time.perf_counter(), time.thread_time()
     try:
         image = Image.open(io.BytesIO(png))
         image.load()
@@ -108,15 +110,15 @@ def read_words(png: bytes) -> WordsRead:
                                       image.convert("RGBA")).convert("RGB")
     sharp, sharp_scale = _scaled(image, OCR_MAX_SIDE)
     small, small_scale = _scaled(image, DETECT_MAX_SIDE)
-    engine = _ocr()
+    elapsed = time.perf_counter() - start
     with _lock:
-        start, cpu_start = time.perf_counter(), time.thread_time()
+        engine = _ocr()
+        start = time.perf_counter()  # the wait for the lock is not the read's
         found = _read(engine, small, sharp, sharp_scale / small_scale)
-        elapsed = (time.perf_counter() - start) * 1000
-        cpu = (time.thread_time() - cpu_start) * 1000
+        elapsed += time.perf_counter() - start
     words = tuple(PaintedWord(text, score, tuple(round(v / sharp_scale) for v in box))
                   for text, score, box in found)
-    return WordsRead(words, elapsed, cpu)
+    return WordsRead(words, elapsed * 1000, (time.thread_time() - cpu_start) * 1000)
 
 
 def _scaled(image: Image.Image, side: int) -> tuple[np.ndarray, float]:
