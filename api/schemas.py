@@ -25,6 +25,8 @@ class SketchOut(ModelSchema):
 class RenderOut(ModelSchema):
     sketch: int
     png_url: str | None
+    # What the gate flagged without rejecting (Render.flags): painted words.
+    flags: dict[str, str]
 
     class Meta:
         model = Render
@@ -52,6 +54,7 @@ class RenderReportOut(ModelSchema):
     violations: list[Any]
     js_errors: list[Any]
     unknown_calls: list[Any]
+    flags: dict[str, str]
 
     class Meta:
         model = Render

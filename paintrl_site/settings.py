@@ -210,6 +210,10 @@ PAINTRL_RENDER_DEADLINE_S = env_float("PAINTRL_RENDER_DEADLINE_S", 30.0)
 PAINTRL_RENDER_MAX_FRAMES = env_int("PAINTRL_RENDER_MAX_FRAMES", 60)
 PAINTRL_RENDER_MAX_CANVAS_SIDE = env_int("PAINTRL_RENDER_MAX_CANVAS_SIDE", 1200)
 PAINTRL_BLANK_FLOOR = env_float("PAINTRL_BLANK_FLOOR", 0.005)
+# Words painted in a render the gate passed (sketches/painted_words.py):
+# "reject" (a painted_words violation) or "flag" (the render passes, and its
+# page, the API and a run's gallery show the words).
+PAINTRL_PAINTED_WORDS = os.environ.get("PAINTRL_PAINTED_WORDS", "reject")
 # The render fleet (sketches/fleet.py): a batch sent to the render workers
 # gives up on the renders left, as `unavailable`, once this long has passed
 # with no render worker answering (no render of the batch starting or

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Debian packages paintrl needs: Chromium (the renderer), Redis (the broker),
-# Node.js and npm (front-end libraries). Installed when missing and root; as
-# root it also creates the user Chromium's sandbox runs as. Safe to run again.
+# Node.js and npm (front-end libraries), libGL (linked by OpenCV, which the
+# painted-words OCR loads). Installed when missing and root; as root it also
+# creates the user Chromium's sandbox runs as. Safe to run again.
 set -euo pipefail
 missing=()
 command -v "${PAINTRL_CHROMIUM_PATH:-/usr/bin/chromium}" >/dev/null 2>&1 || [ -x "${PAINTRL_CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-venv)
+compgen -G '/usr/lib/*/libGL.so.1' >/dev/null || compgen -G '/usr/lib/libGL.so.1' >/dev/null \
+  || missing+=(libgl1)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "Missing Debian packages: ${missing[*]}. Install them with:" >&2

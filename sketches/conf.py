@@ -19,6 +19,7 @@ def renderer_config() -> RendererConfig:
         max_frames=settings.PAINTRL_RENDER_MAX_FRAMES,
         max_canvas_side=settings.PAINTRL_RENDER_MAX_CANVAS_SIDE,
         blank_floor=settings.PAINTRL_BLANK_FLOOR,
+        painted_words=settings.PAINTRL_PAINTED_WORDS,
     )
 
 

@@ -53,6 +53,10 @@ EMBEDDED_IMAGE = "embedded_image"
 RAW_WEBGL = "raw_webgl"
 # A canvas, image, SVG or video of the sketch's own put into the page.
 OVERLAY = "overlay"
+# Words read in the finished picture of a render that passed every other check
+# (sketches/painted_words.py): letters laid with honest brush strokes, which a
+# vision judge would read before it looks at the painting.
+PAINTED_WORDS = "painted_words"
 
 # Calls whose only purpose is to reach outside the page.
 NETWORK_PATTERN = re.compile(
@@ -222,3 +226,11 @@ def combine(static: dict[str, str], runtime: dict[str, str], run: PageRun) -> di
         verdict.pop(TRUNCATED)
     verdict.update(runtime)
     return verdict
+
+
+def flags(violations: list[str], details: dict[str, str]) -> dict[str, str]:
+    """What a render was flagged for without being rejected: the details that
+    name no violation (PAINTED_WORDS where RendererConfig.painted_words is
+    "flag"). Shown wherever the violations are, so a flag is never silent."""
+    return {name: detail for name, detail in (details or {}).items()
+            if name not in (violations or [])}

@@ -6,6 +6,7 @@ from django.db import models
 
 from jobs.models import Job
 
+from . import gate
 from .brush_api import AUTO_BRUSH, BRUSH_CHOICE_LABELS, DEFAULT_BRUSH
 
 # The p5.brush a render, an import or a run asks for (brush_api.BRUSH_CHOICES).
@@ -132,6 +133,12 @@ class Render(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status in (self.Status.OK, self.Status.REJECTED)
+
+    @property
+    def flags(self) -> dict[str, str]:
+        """What the gate flagged without rejecting (gate.flags): painted words
+        where PAINTRL_PAINTED_WORDS is "flag"."""
+        return gate.flags(self.violations, self.violation_details)
 
     def __str__(self) -> str:
         return f"Render {self.pk} of sketch {self.sketch_id} (seed {self.seed}): {self.status}"

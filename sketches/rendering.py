@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from . import gate
+from . import gate, painted_words
 from .brush_api import AUTO_BRUSH, brush_choice_check, detect_brush_version
 from .brush_api import BRUSH_CHOICES as BRUSH_CHOICES  # where callers have found it
 from .code_text import brush_member_names, extract_code
-from .renderer.config import RendererConfig
+from .renderer.config import WORDS_REJECT, RendererConfig
 from .renderer.libraries import BRUSH_VERSIONS, DEFAULT_BRUSH
 from .renderer.paint import paint_fraction
 from .renderer.pool import RenderPool
@@ -37,7 +37,8 @@ UNAVAILABLE = "unavailable"
 # 8: paint by construction: a p5.brush 2.x picture is painted from the
 #    sketch's recorded calls in a page that runs no sketch code (plain
 #    drawing named from the calls); the same pictures for honest sketches
-#    (benchmarks/paint_by_construction.py)
+#    (benchmarks/paint_by_construction.py); words read in the picture of a
+#    passed render (painted_words.py)
 HARNESS_VERSION = 8
 
 
@@ -72,6 +73,10 @@ class RenderOutcome:
     # The p5.brush calls the picture was painted from (paint by construction),
     # as JSON: the painting as data. None where nothing was painted from them.
     calls: str | None = field(default=None, repr=False)
+    # How long reading the picture for painted words took, in wall time and
+    # in CPU (0: not read, as for a render the gate rejected before it).
+    ocr_ms: int = 0
+    ocr_cpu_ms: int = 0
 
     def report(self) -> dict:
         """The JSON-friendly account (no pixels, no calls) that tools rely on."""
@@ -91,7 +96,8 @@ def renderer_version_of(library_versions: dict[str, str], config: RendererConfig
     ways = (("" if config.cpu_fill_masks else "+gpu-masks")
             + ("" if config.lean_blend else "+brush-blend")
             + ("" if config.paint_by_replay else "+page-paint")
-            + ("+cpu-canvases-1x" if config.cpu_canvases_1x else ""))
+            + ("+cpu-canvases-1x" if config.cpu_canvases_1x else "")
+            + ("" if config.painted_words == WORDS_REJECT else "+words-flagged"))
     return f"harness/{HARNESS_VERSION}{ways} {libs}"
 
 
@@ -143,6 +149,19 @@ def render_text(pool: RenderPool, text: str, seed: int = 0,
     verdict = gate.combine(static, runtime, run)
     if run.crash_evidence:
         verdict[gate.CRASHED] = run.crash_evidence
+    flags, ocr_ms, ocr_cpu_ms = {}, 0, 0
+    if not verdict and run.png:
+        # Only a picture that would earn reward is read: a rejected one costs nothing.
+        try:
+            words = painted_words.read_words(run.png)
+        except ValueError as exc:
+            return RenderOutcome(UNAVAILABLE, [], {}, [f"painted words not read: {exc}"],
+                                 elapsed_ms=run.elapsed_ms, renderer_version=version,
+                                 brush_version=brush, libraries=libraries)
+        ocr_ms, ocr_cpu_ms = round(words.ocr_ms), round(words.cpu_ms)
+        if words.words:
+            rejects = pool.config.painted_words == WORDS_REJECT
+            (verdict if rejects else flags)[gate.PAINTED_WORDS] = words.describe()
     snap = run.snapshot
     counts = {k: int(v) for k, v in (snap.get("brushCalls") or {}).items()}
     errors = list(run.page_errors) + [e for e in (snap.get("errors") or {}).values()
@@ -150,7 +169,7 @@ def render_text(pool: RenderPool, text: str, seed: int = 0,
     return RenderOutcome(
         status=REJECTED if verdict else OK,
         violations=sorted(verdict),
-        details=verdict,
+        details={**verdict, **flags},
         errors=errors,
         png=run.png,
         calls=run.recording,
@@ -169,6 +188,8 @@ def render_text(pool: RenderPool, text: str, seed: int = 0,
         renderer_version=version,
         brush_version=brush,
         libraries=libraries,
+        ocr_ms=ocr_ms,
+        ocr_cpu_ms=ocr_cpu_ms,
     )
 
 

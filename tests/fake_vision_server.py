@@ -5,7 +5,8 @@ Its taste is a visible property: the painting with more paint (a larger
 share of non-white pixels) is the better one, and a rating is that share
 on a 0-10 scale. So a test can tell a right answer from a lucky one. Each
 test turns on the misbehaviour it is about (position bias, failures, cut-off
-replies, slowness, a required key) and reads what the server saw.
+replies, slowness, a required key, words believed) and reads what the server
+saw.
 
     with FakeVisionServer(bias=True) as server:
         judge = OpenAICompatibleJudge(base_url=server.url, model="fake")
@@ -20,6 +21,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from PIL import Image, ImageDraw
+
+from sketches.painted_words import read_words
 
 # A pixel darker than this (in grey) counts as paint.
 PAPER_WHITE = 245
@@ -52,7 +55,7 @@ class FakeVisionServer:
     def __init__(self, *, bias: bool = False, tie: bool = False, truncate: bool = False,
                  nonsense: bool = False, fail_first: int = 0, fail_status: int = 500,
                  retry_after: float | None = None, delay_s: float = 0.0,
-                 api_key: str | None = None):
+                 api_key: str | None = None, trusts_words: bool = False):
         self.bias = bias  # always answers "A", whatever the pictures
         self.tie = tie  # always answers "tie"
         self.truncate = truncate  # cuts each reply off in the middle of its reason
@@ -62,6 +65,9 @@ class FakeVisionServer:
         self.retry_after = retry_after  # sent as Retry-After with each failure
         self.delay_s = delay_s  # how long each answer takes
         self.api_key = api_key  # when set, a request without it gets 401
+        # Believes words painted in a picture, as vision models do: a picture
+        # in which sketches.painted_words reads words scores 10 and wins.
+        self.trusts_words = trusts_words
         self.requests = 0
         self.in_flight = self.max_in_flight = 0
         self.authorizations: list[str | None] = []
@@ -94,7 +100,7 @@ class FakeVisionServer:
         if self.nonsense:
             return "What a lovely pair of paintings; I could not possibly choose."
         if len(images) == 2:
-            share_a, share_b = (paint_fraction(image) for image in images)
+            share_a, share_b = (self._taste(image) for image in images)
             if self.bias:
                 verdict = "A"
             elif self.tie or abs(share_a - share_b) < TIE_MARGIN:
@@ -104,12 +110,22 @@ class FakeVisionServer:
             reply = json.dumps({"verdict": verdict,
                                 "reason": f"paint covers {share_a:.0%} of A, {share_b:.0%} of B"})
         elif len(images) == 1:
-            share = paint_fraction(images[0])
+            share = self._taste(images[0])
             reply = json.dumps({"score": round(10 * share, 2),
                                 "reason": f"paint covers {share:.0%} of the canvas"})
         else:
             reply = "I see no painting."
         return reply[:len(reply) - 12] if self.truncate else reply
+
+    def _taste(self, image: Image.Image) -> float:
+        """How good a picture looks to this judge, 0 to 1: its paint share, or 1
+        for one with words in it where the judge trusts words."""
+        if self.trusts_words:
+            out = io.BytesIO()
+            image.save(out, "PNG")
+            if read_words(out.getvalue()).words:
+                return 1.0
+        return paint_fraction(image)
 
     def _enter(self, authorization: str | None) -> int:
         with self._lock:

@@ -80,7 +80,7 @@ def test_corpus_covers_every_kind_of_hostile_sketch():
                   gate.RUNTIME_ERROR, gate.TIMEOUT, gate.CRASHED, gate.CANVAS_TOO_LARGE,
                   gate.DIALOG, gate.NAVIGATION, gate.POPUP, gate.STORAGE_ACCESS, gate.WORKER,
                   gate.TAMPERING, gate.FRAME, gate.PLAIN_PAINTING, gate.DIRECT_PIXELS,
-                  gate.EMBEDDED_IMAGE, gate.RAW_WEBGL, gate.OVERLAY}
+                  gate.EMBEDDED_IMAGE, gate.RAW_WEBGL, gate.OVERLAY, gate.PAINTED_WORDS}
     assert must_cover <= named, must_cover - named
 
 

@@ -14,6 +14,7 @@ from tests.fake_vision_server import GRID, FakeVisionServer, painted_png
 from training.judges import JudgeUnavailable, Picture, judge_backend
 from training.judges.openai_compat import (
     MAX_TOKENS,
+    PROMPT_VERSION,
     OpenAICompatibleJudge,
     score_parse,
     verdict_parse,
@@ -220,7 +221,7 @@ class TestConfiguration:
             settings.PAINTRL_JUDGE_MODEL = "from-settings"
             judge = OpenAICompatibleJudge.from_judge(judge_row(model=""))
             assert judge.compare([(RICH, POOR)], [PROMPT]) == [1.0]
-        assert judge.key == f"openai:from-settings@{server.url}#v1"
+        assert judge.key == f"openai:from-settings@{server.url}#{PROMPT_VERSION}"
         assert server.bodies[0]["model"] == "from-settings"
 
     def test_the_key_comes_from_the_variable_the_row_names(self, monkeypatch):

@@ -54,6 +54,12 @@ DEFAULT_BLANK_FLOOR = 0.005
 # Sketches still see a window of max_canvas_side (harness.js, windowWork).
 DEFAULT_VIEWPORT_SIDE = 200
 
+# What words read in a passed render do (sketches/painted_words.py): reject
+# the render (the painted_words violation), or only flag it, shown on its
+# page, in the API and in a run's gallery.
+WORDS_REJECT = "reject"
+WORDS_FLAG = "flag"
+
 # Two browsers keep both cores busy: SwiftShader serialises inside one browser.
 DEFAULT_BROWSERS = 2
 
@@ -77,6 +83,8 @@ class RendererConfig:
     max_frames: int = DEFAULT_MAX_FRAMES
     max_canvas_side: int = DEFAULT_MAX_CANVAS_SIDE
     blank_floor: float = DEFAULT_BLANK_FLOOR
+    # WORDS_REJECT or WORDS_FLAG (which says why).
+    painted_words: str = WORDS_REJECT
     # V8 heap per page: a sketch that allocates without bound crashes its own
     # renderer process here instead of taking the machine's memory.
     js_heap_mb: int = 512
@@ -145,3 +153,6 @@ class RendererConfig:
             raise ValueError(f"max_frames must be at least 1, got {self.max_frames}")
         if not 0 <= self.blank_floor < 1:
             raise ValueError(f"blank_floor must be in [0, 1), got {self.blank_floor}")
+        if self.painted_words not in (WORDS_REJECT, WORDS_FLAG):
+            raise ValueError(f"painted_words must be {WORDS_REJECT!r} or {WORDS_FLAG!r}, "
+                             f"got {self.painted_words!r}")

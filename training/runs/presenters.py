@@ -249,9 +249,10 @@ GATE_VERDICTS = {"ok": "passed the gate", "rejected": "rejected", "unavailable":
 
 
 def gate_report(render) -> dict | None:
-    """What the gate said of a rollout's render: its verdict, the violations as
-    (name, detail) and the page's JavaScript errors (for an unavailable render, why
-    the browser gave no verdict). None without a render."""
+    """What the gate said of a rollout's render: its verdict, the violations and
+    the flags (painted words it did not reject: Render.flags) as (name, detail), and
+    the page's JavaScript errors (for an unavailable render, why the browser gave no
+    verdict). None without a render."""
     if render is None:
         return None
     details = render.violation_details or {}
@@ -259,6 +260,7 @@ def gate_report(render) -> dict | None:
     return {"status": render.status,
             "verdict": GATE_VERDICTS.get(render.status, render.status),
             "violations": violations,
+            "flags": list(render.flags.items()),
             "errors": [str(error) for error in render.js_errors or []]}
 
 
