@@ -16,6 +16,7 @@ also checks that every route under /api/v1/ is in that schema, so none
 escapes both sweeps. The tokens page (/api/tokens/) is a page and swept here."""
 from __future__ import annotations
 
+import gzip
 import io
 import re
 import zipfile
@@ -78,7 +79,7 @@ PUBLIC = {
 CURATOR_ALLOWED = {
     "home", "logout", *PUBLIC,
     # renders and the editor (sketches/views.py, sketches/editor_views.py)
-    "sketches:render_detail", "sketches:render_png", "sketches:edit",
+    "sketches:render_detail", "sketches:render_png", "sketches:render_calls", "sketches:edit",
     # grading (rating/views.py); agreement and exports are staff-only
     "rating:grade", "rating:act", "rating:next", "rating:progress", "rating:render_code",
     "rating:skips_clear",
@@ -93,7 +94,8 @@ CURATOR_ALLOWED = {
 }
 # The model each non-admin `pk` route looks up.
 PK_MODELS = {
-    "sketches:render_detail": Render, "sketches:render_png": Render, "sketches:edit": Sketch,
+    "sketches:render_detail": Render, "sketches:render_png": Render,
+    "sketches:render_calls": Render, "sketches:edit": Sketch,
     "sketches:import_job": ImportJob, "rating:render_code": Render,
     "pool:snapshot": PoolSnapshot, "pool:snapshot_export": PoolSnapshot,
     "pool:member_png": PoolMember, "training:snapshot_derive": PoolSnapshot,
@@ -206,6 +208,8 @@ def world(media) -> World:
     finished replay, a draft prompt optimisation, an import job, a reward
     model, grades and claims."""
     lab = lab_world(count=6, train=False)
+    for each in lab.renders:  # painted from recorded calls, as the renderer's renders are
+        each.calls.save("render.calls.json.gz", ContentFile(gzip.compress(b'{"frames": []}')))
     render = lab.renders[0]
     curator = curator_create("cora")
     other = curator_create("otto")
@@ -410,7 +414,8 @@ class TestCurator:
         """Accounts are made by staff; one outside the curator group sees renders and
         the home page (a login is all they check), and nothing else."""
         login_only = {"home", "logout", *PUBLIC, "sketches:render_detail",
-                      "sketches:render_png", "api_tokens", "api_token_revoke"}
+                      "sketches:render_png", "sketches:render_calls", "api_tokens",
+                      "api_token_revoke"}
         allowed, _, wrong, _ = _sweep_role(world.visitor, allowed=login_only, world=world)
         assert not wrong, "\n".join(wrong)
         assert set(allowed) == login_only
@@ -519,13 +524,14 @@ class TestPathsFromUsers:
         """Render and member PNG names are written by the app, never typed; if one
         ever pointed outside MEDIA_ROOT, storage refuses it (400), it is not read."""
         render = world.row(Render)
-        Render.objects.filter(pk=render.pk).update(png=stored)
+        Render.objects.filter(pk=render.pk).update(png=stored, calls=stored)
         snapshot = PoolSnapshot.objects.create(name="hostile", rule={}, counts={})
         member = PoolMember.objects.create(snapshot=snapshot, tier="love", subject="x",
                                            prompt="p", code="// c", png=stored)
         client = Client()
         client.force_login(world.curator)
         for url in (reverse("sketches:render_png", args=[render.pk]),
+                    reverse("sketches:render_calls", args=[render.pk]),
                     reverse("pool:member_png", args=[member.pk])):
             response = client.get(url)
             assert response.status_code in (400, 404), (url, response.status_code)
