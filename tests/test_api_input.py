@@ -14,10 +14,10 @@ from rating.models import Grade
 from sketches.input_rules import SEED_MAX, SHOWN_MS_MAX
 from sketches.models import ImportJob
 from tests import test_api
-from tests.conftest import read_sketch
 from tests.lab_data import presets_ensure
 from tests.rating_data import PASSWORD, curator_create, renders_create
 from tests.routes_data import changed_models, fingerprint
+from tests.sketch_files import read_sketch
 from tests.test_api import API, Caller
 from tests.test_api_access import is_json_refusal
 

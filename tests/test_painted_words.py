@@ -19,8 +19,9 @@ from sketches.painted_words import OCR_MAX_SIDE, read_words
 from sketches.renderer import RenderPool
 from sketches.renderer.config import WORDS_FLAG
 from sketches.rendering import render_text
-from tests.conftest import SKETCHES_DIR, make_config, read_sketch
+from tests.chromium import make_config
 from tests.rating_data import curator_create, renders_create
+from tests.sketch_files import SKETCHES_DIR, read_sketch
 from training.runs.presenters import gate_report
 
 WORD_SKETCH = "hostile/painted_words_block_letters.js"

@@ -13,6 +13,7 @@ from django.core.files.base import ContentFile
 from django.urls import reverse
 from PIL import Image, ImageDraw, ImageFont
 
+from jobs.runner import job_run_here
 from sketches.models import Render, Sketch
 from tests.fake_vision_server import FakeVisionServer
 from tests.lab_data import presets_ensure
@@ -20,7 +21,7 @@ from training.judges import Picture
 from training.judges.openai_compat import PAINTING_NOT_WORDS, OpenAICompatibleJudge
 from training.lab.selection import ReplaySelection
 from training.lab.selectors import replay_extremes
-from training.lab.services import replay_create, replay_run
+from training.lab.services import replay_create
 from training.models import Judge, Rubric
 from training.rubrics import ABSOLUTE
 
@@ -76,7 +77,7 @@ def test_the_replay_lab_shows_one_judges_verdicts_with_and_without_painted_words
     rubric = Rubric.objects.create(name="beauty only", signals=[
         {"name": "beauty", "kind": ABSOLUTE, "weight": 1.0, "params": {"criterion": "beauty"}}])
     with FakeVisionServer(trusts_words=True) as server:
-        replay = replay_run(replay_id=replay_create(
+        replay = job_run_here(kind="replay", pk=replay_create(
             rubric=rubric, judge=vision_judge(server), queue=False,
             selection=ReplaySelection(render_ids=(plain.pk, worded.pk), per_group=2)).pk)
         page = staff_client.get(reverse("training:replay", args=[replay.pk])).content.decode()
