@@ -33,7 +33,10 @@ RUN_FIELDS = _data_fields(TrainingRun, exclude=("cancel_requested",))
 STEP_FIELDS = _data_fields(TrainingStep)
 ROLLOUT_FIELDS = _data_fields(Rollout)
 SKETCH_FIELDS = _data_fields(Sketch)
-RENDER_FIELDS = _data_fields(Render, exclude=("png",))
+# The PNG travels as a file of its own (png/); the call list a picture was
+# painted from (Render.calls) does not travel yet: an imported render keeps its
+# picture and verdict, as an imported PNG does.
+RENDER_FIELDS = _data_fields(Render, exclude=("png", "calls"))
 
 
 def _jsonable(value):
