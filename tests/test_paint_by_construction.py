@@ -98,6 +98,21 @@ new p5((s) => {
         assert picture_difference(first.png, second.png)[0] <= 0.05
 
 
+class TestTheKeptReplayPageForgetsTheLastList:
+    def test_a_list_paints_alike_before_and_after_another_on_the_kept_page(self, replay_pool):
+        # The list between changes what p5 keeps outside push()/pop() (the
+        # angle mode) and the library's state (a fill left on, a brush picked).
+        turned = sketch(after='rotate(0.6); brush.set("2B", "#335", 2); '
+                              'brush.line(-80, -80, 80, 80);')
+        between = sketch(before='angleMode(DEGREES);',
+                         after='brush.fill("#2a6", 90); brush.set("charcoal", "#000", 3);')
+        first = render_text(replay_pool, turned, seed=6)
+        render_text(replay_pool, between, seed=6)
+        again = render_text(replay_pool, turned, seed=6)
+        assert first.status == again.status == OK, again.report()
+        assert picture_difference(first.png, again.png)[0] <= 0.05
+
+
 class TestWhatTheSketchDrawsNeverReachesThePicture:
     """Each route runs in the recording page, where nothing is captured."""
 

@@ -104,6 +104,9 @@
   const hooks = () => window.p5.lifecycleHooks;
   const runHooks = (p, name) => { for (const hook of hooks()[name] || []) hook.call(p); };
   const paintList = (p, state, record, seed) => {
+    // What p5 keeps on the instance rather than in push()/pop(), as a fresh
+    // instance has it: the angle mode and the seeds.
+    p.angleMode(p.RADIANS);
     p.randomSeed(seed);
     p.noiseSeed(seed);
     record.frames.forEach((frame, k) => {
