@@ -12,6 +12,7 @@ from functools import wraps
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.views.decorators.csrf import csrf_exempt
 from ninja import Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -105,6 +106,13 @@ def install(api) -> None:
     def too_big(request, exc):
         detail = "The body is too large."
         return answer(request, 413, detail, [f"body: {exc}"])
+
+    @api.exception_handler(MultiPartParserError)
+    def unreadable_form(request, exc):
+        # A multipart body the parser cannot read (no boundary, cut short) is
+        # the client's: Django raises it from request.POST as any other error.
+        return answer(request, 400, "The body is not a readable multipart form.",
+                      [f"body: {exc}"])
 
     @api.exception_handler(SuspiciousOperation)
     def suspicious(request, exc):

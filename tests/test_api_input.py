@@ -137,6 +137,15 @@ class TestBodies:
         assert "zip" in " ".join(response.json()["problems"])
         assert ImportJob.objects.count() == before
 
+    def test_a_multipart_body_without_a_boundary_is_400_and_imports_nothing(self, staff, media):
+        # The fuzzer's find: Content-Type multipart/form-data with no boundary was a 500.
+        before = ImportJob.objects.count()
+        response = staff.client.post(f"{API}/imports", b"archive",
+                                     content_type="multipart/form-data",
+                                     headers={"Authorization": f"Bearer {staff.raw}"})
+        assert is_json_refusal(response, 400), response.content[:300]
+        assert ImportJob.objects.count() == before
+
     def test_a_body_over_the_servers_limit_is_413_in_the_shape(self, staff, settings):
         settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
         refused(staff, "POST", "/pool/snapshots", {"name": "x" * 2000}, status=413)
