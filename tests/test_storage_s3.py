@@ -103,7 +103,8 @@ def test_a_render_is_stored_in_the_bucket_and_served(s3_render_worker, bucket, c
              worker=s3_render_worker)
     render.refresh_from_db()
     assert render.status == "ok", render.violation_details
-    assert bucket.keys() == {render.png.name}
+    # The picture, and the calls it was painted from (paint by construction).
+    assert bucket.keys() == {render.png.name, render.calls.name}
     stored = bucket.read(render.png.name)
     assert stored.startswith(PNG_MAGIC)
 
@@ -111,6 +112,8 @@ def test_a_render_is_stored_in_the_bucket_and_served(s3_render_worker, bucket, c
     response = client.get(reverse("sketches:render_png", args=[render.pk]))
     assert response.status_code == 200
     assert b"".join(response.streaming_content) == stored
+    calls = client.get(reverse("sketches:render_calls", args=[render.pk]))
+    assert calls.status_code == 200 and calls.json()["frames"]
 
 
 @pytest.mark.django_db
