@@ -78,9 +78,10 @@ LIBRARY_STATE_CALLS = frozenset({"add", "addField", "fieldData", "field", "wiggl
 
 @dataclass(frozen=True)
 class Recording:
-    """A checked list: its frames, and the size of the canvas it paints on."""
+    """A checked list: the text it was checked as (what is painted and
+    stored, never written again), and the size of the canvas it paints on."""
 
-    frames: list
+    text: str
     width: float
     height: float
     density: float
@@ -92,9 +93,6 @@ class Recording:
     @property
     def size(self) -> tuple[float, float, float]:
         return self.width, self.height, self.density
-
-    def json(self) -> str:
-        return json.dumps({"frames": self.frames}, separators=(",", ":"))
 
 
 def page_vocabulary() -> dict:
@@ -195,7 +193,7 @@ def check(raw: str, max_canvas_side: int) -> Recording:
     # p5's default canvas comes first in every list (100 x 100 at density 1,
     # replaced by the sketch's own before anything paints on it).
     sizes.discard((100.0, 100.0, 1.0))
-    return Recording(frames=frames, width=width, height=height, density=density, calls=calls,
+    return Recording(text=raw, width=width, height=height, density=density, calls=calls,
                      keeps_page=not library_state and len(sizes) <= 1)
 
 

@@ -423,7 +423,7 @@ class BrowserSandbox:
                     await page.goto(self._server.replay_url, wait_until="load")
                 data_url = await page.evaluate(
                     "([list, seed, reuse]) => __replay.paint(list, seed, reuse)",
-                    [recording.json(), seed, reuse])
+                    [recording.text, seed, reuse])
         except TimeoutError:
             watch.observed.setdefault(
                 record.PAINT_OVER_BUDGET, f"painting the {recording.calls} recorded calls did not "
@@ -445,7 +445,7 @@ class BrowserSandbox:
         if recording.keeps_page and self._config.keep_replay_page:
             self._replay_kept = recording.size
         png = self._decode(data_url)
-        return png, recording.json() if png is not None else None
+        return png, recording.text if png is not None else None
 
     def _on_replay_crash(self, page: Page) -> None:
         if page is self._replay_page:
