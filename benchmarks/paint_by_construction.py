@@ -6,8 +6,8 @@ the sketch's own page and once by paint by construction (record, check,
 replay), one browser each, and prints per group: verdicts that agree, the
 largest mean difference between the two pictures (levels per channel; the
 fidelity bound is 0.3), and the ratio of the wall times (new / old).
-Groups: the painter's first seeds, tests/sketches/good and benchmarks/outside's
-p5.brush 2.x sketches.
+Groups: the painter's first seeds, tests/sketches/good, and benchmarks/outside's
+p5.brush 2.x and 1.x sketches (each rendered with its own version).
 
     .venv/bin/python benchmarks/paint_by_construction.py --seeds 24
 """
@@ -27,34 +27,38 @@ from sketches.renderer.fidelity import picture_difference  # noqa: E402
 from sketches.rendering import render_text  # noqa: E402
 
 
-def groups(seeds: int) -> dict[str, list[tuple[str, str, int]]]:
+def groups(seeds: int) -> dict[str, list[tuple[str, str, int, str]]]:
     files = sorted((ROOT / "tests" / "sketches" / "good").glob("*.js"))
-    outside = sorted((ROOT / "benchmarks" / "outside").glob("2x_*.js"))
+    outside = ROOT / "benchmarks" / "outside"
     return {
-        "painter": [(f"seed {s}", paint(s).code, s) for s in range(seeds)],
-        "good": [(p.name, p.read_text(), 11) for p in files],
-        "outside 2.x": [(p.name, p.read_text(), 11) for p in outside],
+        "painter": [(f"seed {s}", paint(s).code, s, "2") for s in range(seeds)],
+        "good": [(p.name, p.read_text(), 11, "2") for p in files],
+        "outside 2.x": [(p.name, p.read_text(), 11, "2") for p in sorted(outside.glob("2x_*.js"))],
+        "outside 1.x": [(p.name, p.read_text(), 11, "1") for p in sorted(outside.glob("1x_*.js"))],
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=24, help="painter seeds (from 0)")
+    parser.add_argument("--groups", nargs="*", help="only these groups (by name)")
     args = parser.parse_args()
-    old = RenderPool(RendererConfig(browsers=1))
+    old = RenderPool(RendererConfig(browsers=1, paint_by_replay=False))
     new = RenderPool(RendererConfig(browsers=1, paint_by_replay=True))
     try:
         for group, cases in groups(args.seeds).items():
+            if args.groups and group not in args.groups:
+                continue
             same = 0
             worst = 0.0
             times = {"old": 0.0, "new": 0.0}
-            for i, (name, code, seed) in enumerate(cases):
+            for i, (name, code, seed, brush) in enumerate(cases):
                 # Taking turns at going first, so neither way always runs warm.
                 order = (("old", old), ("new", new)) if i % 2 == 0 else (("new", new), ("old", old))
                 outcome = {}
                 for way, pool in order:
                     started = time.monotonic()
-                    outcome[way] = render_text(pool, code, seed=seed)
+                    outcome[way] = render_text(pool, code, seed=seed, brush=brush)
                     times[way] += time.monotonic() - started
                 a, b = outcome["old"], outcome["new"]
                 if (a.status, a.violations) == (b.status, b.violations):

@@ -39,7 +39,10 @@ UNAVAILABLE = "unavailable"
 #    drawing named from the calls); the same pictures for honest sketches
 #    (benchmarks/paint_by_construction.py); words read in the picture of a
 #    passed render (painted_words.py)
-HARNESS_VERSION = 8
+# 9: p5.brush 1.x recorded and replayed as 2.x is (a 1.x tip paints in the
+#    brush's colour); the objects a list made passed to the library as
+#    themselves; the seeds a sketch sets before its canvas applied
+HARNESS_VERSION = 9
 
 
 @dataclass(frozen=True)

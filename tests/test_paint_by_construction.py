@@ -6,10 +6,12 @@ invariant is that the route adds nothing to the picture: the render shows the
 same picture as the painting alone, or is refused by name."""
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
 from django.urls import reverse
+from PIL import Image
 
 from sketches import gate
 from sketches.models import Render
@@ -52,6 +54,13 @@ def replay_pool():
 
 
 @pytest.fixture(scope="module")
+def page_paint_pool():
+    """The renderer that paints in the sketch's own page (harness 7's way)."""
+    with RenderPool(make_config(browsers=1, paint_by_replay=False)) as pool:
+        yield pool
+
+
+@pytest.fixture(scope="module")
 def painting(replay_pool):
     outcome = render_text(replay_pool, sketch(), seed=5)
     assert outcome.status == OK, outcome.report()
@@ -60,11 +69,11 @@ def painting(replay_pool):
 
 class TestHonestPaintings:
     @pytest.mark.parametrize("name", ["hibiscus.js", "lines.js", "noloop_in_setup.js"])
-    def test_the_replay_paints_the_picture_the_sketch_painted(self, replay_pool, render_pool,
-                                                              name):
+    def test_the_replay_paints_the_picture_the_sketch_painted(self, replay_pool,
+                                                              page_paint_pool, name):
         code = (SKETCHES_DIR / "good" / name).read_text()
         replayed = render_text(replay_pool, code, seed=11)
-        painted = render_text(render_pool, code, seed=11)
+        painted = render_text(page_paint_pool, code, seed=11)
         assert replayed.status == painted.status == OK, replayed.report()
         assert same_picture(replayed.png, painted.png), picture_difference(replayed.png,
                                                                            painted.png)
@@ -263,3 +272,109 @@ class TestTheListIsStoredWithTheRender:
         render = Render.objects.create(sketch=sketch_create(code=sketch()), seed=5)
         served = staff_client.get(reverse("sketches:render_calls", args=[render.pk]))
         assert served.status_code == 404
+
+
+# A p5.brush 1.x painting using most of what 1.x records: the brush's own
+# push/pop/rotate, fills with bleed and texture, a hatch over a Polygon, a
+# custom field and tip, a Plot, and p5's transform (WEBGL's centred origin).
+PAINTING_1 = """
+function setup() {
+  createCanvas(200, 200, WEBGL);
+  translate(-width / 2, -height / 2);
+  background("#f4efe6");
+  brush.add("dab", {type: "custom", weight: 4, vibration: 0.1, opacity: 60, spacing: 0.4,
+                    blend: true, pressure: {type: "custom", curve: (x) => 1 - x,
+                    min_max: [0.6, 1.2]},
+                    tip: (m) => { m.rect(-1.5, -1.5, 3, 3); m.rect(1, 1, 1, 1); },
+                    rotate: "natural"});
+  brush.push();
+  brush.noStroke();
+  brush.fill("#d4553a", 90);
+  brush.bleed(0.2);
+  brush.fillTexture(0.5, 0.3);
+  brush.circle(80, 90, 35);
+  brush.pop();
+  // After a first call: 1.x lays out its field grid when it first paints.
+  brush.addField("lean", (t, field) => {
+    for (let c = 0; c < field.length; c++)
+      for (let r = 0; r < field[c].length; r++) field[c][r] = 20 + 10 * sin(c * 0.1 + t);
+    return field;
+  });
+  brush.setHatch("HB", "#335", 1);
+  brush.hatch(6, 30);
+  brush.hatchArray([new brush.Polygon([[120, 120], [180, 130], [160, 180], [110, 170]])]);
+  brush.noHatch();
+  brush.field("lean");
+  brush.set("dab", "#1b3a5c", 1);
+  brush.flowLine(30, 40, 120, 0);
+  brush.noField();
+  brush.set("2B", "#222", 1);
+  brush.rotate(15);
+  for (let i = 0; i < 5; i++) brush.line(20, 150 + i * 6, 100, 152 + i * 6);
+  brush.rotate(0);
+  const plot = new brush.Plot("curve");
+  plot.addSegment(0, 60, 1);
+  plot.addSegment(45, 40, 0.8);
+  plot.endPlot(90, 0.5);
+  brush.plot(plot, 40, 60, 1);
+}"""
+
+
+class TestP5Brush1xIsRecordedToo:
+    """p5.brush 1.x lists are recorded and replayed in a 1.x page the same
+    way, so 1.x's own routes (a tip painting on the full-colour mask, a
+    WebGL 1 canvas) add nothing either."""
+
+    def test_the_replay_paints_the_picture_the_sketch_painted(self, replay_pool,
+                                                              page_paint_pool):
+        replayed = render_text(replay_pool, PAINTING_1, seed=8, brush="1")
+        painted = render_text(page_paint_pool, PAINTING_1, seed=8, brush="1")
+        assert replayed.status == painted.status == OK, (replayed.report(), painted.report())
+        assert replayed.calls is not None
+        names = {call[0] for frame in json.loads(replayed.calls)["frames"] for call in frame}
+        assert {"brush.push", "brush.rotate", "hatchArray", "fieldData", "Plot"} <= names
+        assert same_picture(replayed.png, painted.png), picture_difference(replayed.png,
+                                                                           painted.png)
+
+    def test_a_tip_paints_in_the_brush_colour_never_its_own(self, replay_pool):
+        # blend: false draws the tip straight on 1.x's full-colour mask: in
+        # the sketch's own page this tip painted the whole canvas green with
+        # red and blue on it, from one stamp of one stroke.
+        outcome = render_text(replay_pool, """
+function setup() {
+  createCanvas(200, 200, WEBGL);
+  translate(-100, -100);
+  background(255);
+  brush.add("stamp", {type: "custom", weight: 30, vibration: 0, opacity: 255, spacing: 50,
+    blend: false, pressure: {curve: [0.15, 0.2], min_max: [1, 1]},
+    tip: (m) => {
+      m.background(0, 200, 0);
+      m.fill(255, 0, 0); m.rect(-20, -20, 40, 40);
+      m.fill(0, 0, 255); m.circle(0, 0, 10);
+    }});
+  brush.set("stamp", "#000000", 1);
+  brush.line(80, 100, 120, 100);
+}""", seed=3, brush="1")
+        assert outcome.status == OK, outcome.report()
+        with Image.open(io.BytesIO(outcome.png)) as picture:
+            rgb = picture.convert("RGB")
+            data = rgb.tobytes()
+            pixels = [data[i:i + 3] for i in range(0, len(data), 3)]
+            spread = max(max(px) - min(px) for px in pixels)
+            dark = sum(1 for px in pixels if max(px) < 128)
+        assert spread < 40  # greys only: no colour the tip named
+        assert 0 < dark < rgb.width * rgb.height // 4  # the stamp, not the whole mask
+
+    def test_plain_shapes_on_a_webgl1_canvas_are_named_plain_painting(self, replay_pool):
+        outcome = render_text(replay_pool, """
+function setup() {
+  setAttributes("version", 1);
+  createCanvas(200, 200, WEBGL);
+  translate(-100, -100);
+  background(240);
+  brush.set("2B", "#222", 1);
+  brush.line(20, 20, 180, 20);
+  noStroke();
+  for (let i = 0; i < 30; i++) { fill(200, 40 + i * 5, 50); ellipse(30 + i * 5, 110, 24, 24); }
+}""", seed=3, brush="1")
+        assert gate.PLAIN_PAINTING in outcome.violations, outcome.report()

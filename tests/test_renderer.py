@@ -301,11 +301,16 @@ class TestBrushApi:
           throw new Error("KEYS:" + JSON.stringify([keys.filter((k) => !listed.includes(k)),
                                                     listed.filter((k) => !keys.includes(k))]));
         }"""
-        for brush, methods in (("2", BRUSH_METHODS), ("1", BRUSH_1_METHODS)):
-            code = probe.replace("EXPECTED", json.dumps(sorted(methods)))
-            outcome = render_text(render_pool, code, brush=brush)
-            message = next(e for e in outcome.errors if "KEYS:" in e)
-            assert json.loads(message.split("KEYS:", 1)[1]) == [[], []], brush
+        # In the library's own page, and in the recording page, where the
+        # recorder stands in for it (paint by construction) and must offer the same.
+        with RenderPool(make_config(browsers=1, paint_by_replay=False)) as library_pool:
+            for pool in (library_pool, render_pool):
+                for brush, methods in (("2", BRUSH_METHODS), ("1", BRUSH_1_METHODS)):
+                    code = probe.replace("EXPECTED", json.dumps(sorted(methods)))
+                    outcome = render_text(pool, code, brush=brush)
+                    message = next(e for e in outcome.errors if "KEYS:" in e)
+                    assert json.loads(message.split("KEYS:", 1)[1]) == [[], []], \
+                        (brush, pool.config.paint_by_replay)
 
 
 @pytest.mark.browser

@@ -29,7 +29,7 @@ from .libraries import (
 
 # One page per p5.brush version, each loading its own pair of libraries.
 PAGE_PATH = "/sandbox"
-# The trusted page that paints recorded call lists (replay.js): p5.brush 2.x only.
+# The trusted pages that paint recorded call lists (replay.js), one per version.
 REPLAY_PATH = "/replay"
 # The seed Math.random starts from while the libraries load; run() re-seeds.
 BOOT_SEED = 1
@@ -63,6 +63,10 @@ def page_path(brush: str) -> str:
     return PAGE_PATH if brush == DEFAULT_BRUSH else f"{PAGE_PATH}-{brush}"
 
 
+def replay_path(brush: str) -> str:
+    return REPLAY_PATH if brush == DEFAULT_BRUSH else f"{REPLAY_PATH}-{brush}"
+
+
 def library_path(brush: str, name: str) -> str:
     return f"/lib/{name}" if brush == DEFAULT_BRUSH else f"/lib/{brush}/{name}"
 
@@ -70,7 +74,7 @@ def library_path(brush: str, name: str) -> str:
 def records(config: RendererConfig, brush: str) -> bool:
     """Whether the sandbox page of `brush` records its brush calls for the
     replay page (paint by construction) instead of painting them itself."""
-    return config.paint_by_replay and brush == DEFAULT_BRUSH
+    return config.paint_by_replay
 
 
 def inline_script(name: str, data: dict, nonce: str | None) -> str:
@@ -124,7 +128,7 @@ def build_page(config: RendererConfig, nonce: str, brush: str = DEFAULT_BRUSH) -
                          for library in load_companions(config.library_dir, brush))
     # Recording, the recorder stands where p5.brush would: the library is
     # never loaded where sketch code runs.
-    brush_script = (inline_script("recorder.js", record.page_vocabulary(), nonce)
+    brush_script = (inline_script("recorder.js", record.page_vocabulary(brush), nonce)
                     if records(config, brush)
                     else f'<script src="{library_path(brush, "p5.brush.js")}"></script>')
     return f"""<!doctype html>
@@ -137,16 +141,16 @@ def build_page(config: RendererConfig, nonce: str, brush: str = DEFAULT_BRUSH) -
 </head><body></body></html>""".encode()
 
 
-def build_replay_page(config: RendererConfig, nonce: str) -> bytes:
-    """The page that paints recorded lists: the libraries and the replayer,
-    no harness and no sketch code (replay.js)."""
+def build_replay_page(config: RendererConfig, nonce: str, brush: str = DEFAULT_BRUSH) -> bytes:
+    """The page that paints `brush`'s recorded lists: the libraries and the
+    replayer, no harness and no sketch code (replay.js)."""
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>paintrl replay</title>
 <style>html,body{{margin:0;padding:0;background:#fff;overflow:hidden}}canvas{{display:block}}</style>
-{speed_script(config, nonce)}
-<script src="{library_path(DEFAULT_BRUSH, 'p5.js')}"></script>
-<script src="{library_path(DEFAULT_BRUSH, 'p5.brush.js')}"></script>
-{inline_script("replay.js", record.page_vocabulary(), nonce)}
+{speed_script(config, nonce, brush)}
+<script src="{library_path(brush, 'p5.js')}"></script>
+<script src="{library_path(brush, 'p5.brush.js')}"></script>
+{inline_script("replay.js", record.page_vocabulary(brush), nonce)}
 </head><body></body></html>""".encode()
 
 
@@ -185,9 +189,9 @@ class PageServer:
                                           "text/html; charset=utf-8", "no-store")
             routes[library_path(version, "p5.js")] = (p5.source, "text/javascript", cache)
             routes[library_path(version, "p5.brush.js")] = (brush.source, "text/javascript", cache)
+            routes[replay_path(version)] = (build_replay_page(config, nonce, version),
+                                            "text/html; charset=utf-8", "no-store")
         self.library_versions = self.libraries[DEFAULT_BRUSH]
-        routes[REPLAY_PATH] = (build_replay_page(config, nonce),
-                               "text/html; charset=utf-8", "no-store")
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
@@ -219,9 +223,8 @@ class PageServer:
     def page_url_for(self, brush: str) -> str:
         return self.origin + page_path(brush)
 
-    @property
-    def replay_url(self) -> str:
-        return self.origin + REPLAY_PATH
+    def replay_url_for(self, brush: str) -> str:
+        return self.origin + replay_path(brush)
 
     def close(self) -> None:
         self._server.shutdown()

@@ -15,27 +15,102 @@ import json
 import math
 from dataclasses import dataclass
 
-from ..brush_api import BRUSH_METHODS
+from ..brush_api import BRUSH_1, BRUSH_2, DEFAULT_BRUSH, methods_for
 
-# The vocabulary of a p5.brush 2.2 list, beside the library's own methods
-# (brush_api.BRUSH_METHODS): the p5 state the library reads, recorded as the
-# sketch set it, and the objects a sketch makes (a test renders them in real
-# Chromium against the installed library, so they cannot drift).
+# The vocabulary of a list, beside the library's own methods
+# (brush_api.BRUSH_METHODS, BRUSH_1_METHODS): the p5 state the library reads,
+# recorded as the sketch set it, and the objects a sketch makes (a test
+# renders them in real Chromium against the installed library, so they
+# cannot drift).
 STATE_CALLS = ("push", "pop", "translate", "rotate", "scale", "shearX", "shearY",
                "applyMatrix", "resetMatrix", "angleMode", "randomSeed", "noiseSeed")
 PAPER_CALLS = ("background", "clear")
-POLYGON_METHODS = ("show", "draw", "fill", "wash", "hatch", "mass")
-PLOT_METHODS = ("addSegment", "endPlot", "rotate", "show", "draw", "fill", "wash", "hatch", "mass")
-# p5.brush 2.2's own brushes (brush.box()) and flow fields (brush.listFields()).
-BRUSH_NAMES = ("pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal",
-               "spray", "marker")
-FIELD_NAMES = ("hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns")
 # Recorded by the recorder itself, never by name from the sketch.
 RECORDER_CALLS = ("canvas", "Polygon", "Plot", "fieldData")
-# Handled by the recorder, which answers them from its own data.
-ANSWERED_HERE = frozenset({"box", "listFields", "wRand", "load", "instance", "Polygon", "Plot",
-                           "Position"})
-RECORDED_BRUSH_CALLS = tuple(sorted(BRUSH_METHODS - ANSWERED_HERE))
+# A library method whose name is also a p5 state call (1.x's brush.push,
+# brush.rotate, ...; 2.x's brush.noiseSeed) is recorded as "brush.<name>".
+BRUSH_PREFIX = "brush."
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """What a list recorded for one p5.brush version may hold."""
+
+    brush: str
+    # The library's methods the recorder answers from its own data.
+    answered: frozenset[str]
+    polygon_methods: tuple[str, ...]
+    plot_methods: tuple[str, ...]
+    # The library's own brushes (brush.box()) and flow fields (brush.listFields()).
+    brush_names: tuple[str, ...]
+    field_names: tuple[str, ...]
+    # Whether a list may ever be painted on a kept replay page: 1.x keeps
+    # its brush state (colour, fill, hatch, rotation) in the library for the
+    # page's life, outside p5's push and pop, so its lists take a fresh page.
+    keeps_pages: bool
+
+    @property
+    def methods(self) -> frozenset[str]:
+        return methods_for(self.brush)
+
+    @property
+    def recorded(self) -> tuple[str, ...]:
+        """The library's methods recorded by name."""
+        return tuple(sorted(self.methods - self.answered))
+
+    @property
+    def prefixed(self) -> tuple[str, ...]:
+        return tuple(sorted(self.methods & (set(STATE_CALLS) | set(PAPER_CALLS))))
+
+    def page_config(self) -> dict:
+        """What recorder.js and replay.js are told of the vocabulary."""
+        return {
+            "version": self.brush,
+            "stateCalls": list(STATE_CALLS),
+            "methods": list(self.recorded),
+            "answered": sorted(self.answered),
+            "prefixed": list(self.prefixed),
+            "polygonMethods": list(self.polygon_methods),
+            "plotMethods": list(self.plot_methods),
+            "brushNames": list(self.brush_names),
+            "fieldNames": list(self.field_names),
+            "maxCalls": MAX_CALLS,
+            "maxValues": MAX_VALUES,
+            "maxTipShapes": MAX_TIP_SHAPES,
+        }
+
+
+VOCABULARIES = {
+    BRUSH_2: Vocabulary(
+        brush=BRUSH_2,
+        answered=frozenset({"box", "listFields", "wRand", "load", "instance", "Polygon", "Plot",
+                            "Position"}),
+        polygon_methods=("show", "draw", "fill", "wash", "hatch", "mass"),
+        plot_methods=("addSegment", "endPlot", "rotate", "show", "draw", "fill", "wash", "hatch",
+                      "mass"),
+        brush_names=("pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon",
+                     "charcoal", "spray", "marker"),
+        field_names=("hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns"),
+        keeps_pages=True,
+    ),
+    # p5.brush 1.1.4. `preload` loads image tips, which a list never has.
+    BRUSH_1: Vocabulary(
+        brush=BRUSH_1,
+        answered=frozenset({"box", "listFields", "load", "instance", "preload", "Polygon",
+                            "Plot", "Position"}),
+        polygon_methods=("show", "draw", "fill", "hatch", "erase"),
+        plot_methods=("addSegment", "endPlot", "rotate", "show", "draw", "fill", "hatch",
+                      "erase"),
+        brush_names=("pen", "rotring", "2B", "HB", "2H", "cpencil", "charcoal", "hatch_brush",
+                     "spray", "marker", "marker2"),
+        field_names=("curved", "truncated", "zigzag", "seabed", "waves"),
+        keeps_pages=False,
+    ),
+}
+# p5.brush 2.2's, the default's (named for the tests and the docs).
+POLYGON_METHODS = VOCABULARIES[BRUSH_2].polygon_methods
+PLOT_METHODS = VOCABULARIES[BRUSH_2].plot_methods
+RECORDED_BRUSH_CALLS = VOCABULARIES[BRUSH_2].recorded
 
 # Bounds on the list (recorder.js stops recording past them and says why).
 # A painting of the painter's heaviest tier is a few thousand calls.
@@ -95,19 +170,9 @@ class Recording:
         return self.width, self.height, self.density
 
 
-def page_vocabulary() -> dict:
-    """What recorder.js and replay.js are told of the vocabulary."""
-    return {
-        "stateCalls": list(STATE_CALLS),
-        "methods": list(RECORDED_BRUSH_CALLS),
-        "polygonMethods": list(POLYGON_METHODS),
-        "plotMethods": list(PLOT_METHODS),
-        "brushNames": list(BRUSH_NAMES),
-        "fieldNames": list(FIELD_NAMES),
-        "maxCalls": MAX_CALLS,
-        "maxValues": MAX_VALUES,
-        "maxTipShapes": MAX_TIP_SHAPES,
-    }
+def page_vocabulary(brush: str = DEFAULT_BRUSH) -> dict:
+    """What recorder.js and replay.js are told of `brush`'s vocabulary."""
+    return VOCABULARIES[brush].page_config()
 
 
 class RecordRefused(Exception):
@@ -131,9 +196,9 @@ def _object_call(name: str, allowed: tuple[str, ...], handles: set, args: list) 
         raise RecordRefused(BAD_RECORD, f"{name} on a {kind} that was never made")
 
 
-def check(raw: str, max_canvas_side: int) -> Recording:
-    """The list in `raw` (recorder.js's JSON) if it may be painted; else
-    RecordRefused naming the violation and the figure."""
+def check(raw: str, max_canvas_side: int, brush: str = DEFAULT_BRUSH) -> Recording:
+    """The list in `raw` (recorder.js's JSON for p5.brush `brush`) if it may
+    be painted; else RecordRefused naming the violation and the figure."""
     if not isinstance(raw, str):
         raise RecordRefused(BAD_RECORD, "the recording is not text")
     if len(raw) > MAX_RECORD_CHARS:
@@ -148,7 +213,9 @@ def check(raw: str, max_canvas_side: int) -> Recording:
         raise RecordRefused(PAINT_OVER_BUDGET, f"recording stopped: {data['overflow']}")
     if not isinstance(frames, list) or not all(isinstance(f, list) for f in frames):
         raise RecordRefused(BAD_RECORD, "frames is not a list of lists")
-    brush_calls = set(RECORDED_BRUSH_CALLS)
+    vocabulary = VOCABULARIES[brush]
+    brush_calls = set(vocabulary.recorded) - set(vocabulary.prefixed)
+    brush_calls |= {BRUSH_PREFIX + name for name in vocabulary.prefixed}
     state_calls = set(STATE_CALLS) | set(PAPER_CALLS)
     polygons: set = set()
     plots: set = set()
@@ -174,16 +241,17 @@ def check(raw: str, max_canvas_side: int) -> Recording:
             elif name == "Plot":
                 plots.add(args[0])
             elif name.startswith("Polygon."):
-                _object_call(name, POLYGON_METHODS, polygons, args)
+                _object_call(name, vocabulary.polygon_methods, polygons, args)
             elif name.startswith("Plot."):
-                _object_call(name, PLOT_METHODS, plots, args)
+                _object_call(name, vocabulary.plot_methods, plots, args)
             elif name in ("fieldData", "addField"):
                 pass
             elif name in brush_calls or name in state_calls:
                 pass
             else:
-                raise RecordRefused(BAD_RECORD, f"{name} is not in the p5.brush 2.x vocabulary")
-            _bound(name, args, width, height)
+                raise RecordRefused(BAD_RECORD, f"{name} is not in the p5.brush {brush}.x "
+                                                "vocabulary")
+            _bound(name.removeprefix(BRUSH_PREFIX), args, width, height)
             library_state = library_state or name in LIBRARY_STATE_CALLS
             if name in ("rect", "circle") and width and height:
                 fill_area += _shape_area(name, args) / (width * height)
@@ -194,7 +262,8 @@ def check(raw: str, max_canvas_side: int) -> Recording:
     # replaced by the sketch's own before anything paints on it).
     sizes.discard((100.0, 100.0, 1.0))
     return Recording(text=raw, width=width, height=height, density=density, calls=calls,
-                     keeps_page=not library_state and len(sizes) <= 1)
+                     keeps_page=(vocabulary.keeps_pages and not library_state
+                                 and len(sizes) <= 1))
 
 
 def _shape_area(name: str, args: list) -> float:
@@ -217,7 +286,7 @@ def _bound(name: str, args: list, width: float, height: float) -> None:
     coordinates within reach of the canvas."""
     if name == "strokeWeight" and args:
         _weight(args[0], "strokeWeight")
-    elif name == "set" and len(args) > 2 and args[2] is not None:
+    elif name in ("set", "setHatch") and len(args) > 2 and args[2] is not None:
         _weight(args[2], "brush weight")
     elif name == "scaleBrushes" and args:
         factor = _number(args[0], "scaleBrushes")
@@ -234,7 +303,8 @@ def _bound(name: str, args: list, width: float, height: float) -> None:
         if spacing is not None and _number(spacing, "brush spacing") < MIN_SPACING:
             raise RecordRefused(PAINT_OVER_BUDGET, f"brush spacing {spacing:g} "
                                              f"(at least {MIN_SPACING:g})")
-    elif name in ("line", "rect", "circle", "arc", "flowLine", "vertex") and width and height:
+    elif name in ("line", "rect", "circle", "arc", "flowLine", "vertex", "beginStroke") \
+            and width and height:
         reach = MAX_REACH * max(width, height)
         for value in args[:4]:
             if isinstance(value, int | float) and not isinstance(value, bool) \

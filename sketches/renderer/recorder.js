@@ -1,5 +1,5 @@
 // The recording half of paint by construction. In the page that runs a
-// sketch, this stands where p5.brush 2.x would: `brush` is a recorder, and
+// sketch, this stands where p5.brush would (2.x, or 1.x: cfg.version): `brush` is a recorder, and
 // every call becomes plain data the moment it is made (numbers, strings,
 // arrays, colours as RGBA), frame by frame, together with the p5 state
 // p5.brush reads (the transform, the angle mode, background(), the seeds).
@@ -30,6 +30,12 @@
   const stringSlice = String.prototype.slice;
   const arrayPush = Array.prototype.push;
   const objectValueOf = Object.prototype.valueOf;
+  const weakGet = WeakMap.prototype.get;
+  const weakSet = WeakMap.prototype.set;
+  const V1 = cfg.version === "1";
+  // p5.brush 1.x seeds its own generator from Math.random() as it loads, here
+  // (the page seeds Math.random first): the replay seeds it with this value.
+  const librarySeed = V1 ? Math.random() : null;
 
   // Bounds on what one value may hold: a list is data to store and replay,
   // and a sketch must not make it huge by passing a huge argument.
@@ -89,6 +95,10 @@
     if (type === "function" || type === "symbol" || type === "bigint") return null;
     if (level >= MAX_DEPTH) return null;
     if (isColor(v)) return colorData([v]);
+    // A Polygon or Plot the list made: named by its handle, so the replay
+    // hands the library its own object (hatchArray, plot).
+    const id = apply(weakGet, handleOf, [v]);
+    if (id !== undefined) return { $handle: id };
     // An object standing for a number or a string (its own valueOf), as the
     // library's arithmetic would read it: read once, here.
     const valueOf = v.valueOf;
@@ -113,6 +123,13 @@
     return out;
   };
   const color = (v) => (v === undefined ? null : colorData([v]));
+  // The arguments given, each by its position's coercion (plain past the
+  // list): 1.x's defaults apply to an argument left out, never to a null.
+  const byPosition = (args, coercions) => {
+    const out = [];
+    for (let i = 0; i < args.length; i += 1) push(out, (coercions[i] || plain)(args[i]));
+    return out;
+  };
 
   // Each method's arguments as data. Colours are coerced where p5.brush would
   // make them (createColor) so the sketch's colorMode is applied here and the
@@ -122,18 +139,35 @@
     if (args.length >= 3) return [colorData([args[0], args[1], args[2]]), plain(args.length < 4 ? args[1] : args[3])];
     return [args.length ? colorData([args[0]]) : null, plain(args[1])];
   };
+  // p5.brush 1.x: fill(r, g, b) has opacity 1, and stroke() with no
+  // arguments only turns the stroke on.
+  const fillArgs1 = (args) => {
+    if (args.length >= 3) return [colorData([args[0], args[1], args[2]]), args.length < 4 ? 1 : plain(args[3])];
+    return byPosition(args, [color]);
+  };
   const COERCE = create(null);
-  COERCE.stroke = (args) => [colorData(args)];
-  COERCE.fill = fillArgs;
-  COERCE.wash = fillArgs;
-  COERCE.set = (args) => [plain(args[0]), color(args[1]), plain(args[2])];
-  COERCE.hatchStyle = (args) => [plain(args[0]), color(args[1]), plain(args[2])];
-  COERCE.mass = (args) => [plain(args[0]), color(args[1]), plain(args[2])];
-  COERCE.add = (args) => [plain(args[0]), brushParams(args[1])];
   const POLYGON_COERCE = create(null);
-  POLYGON_COERCE.draw = (args) => [plain(args[0]), color(args[1]), plain(args[2])];
-  POLYGON_COERCE.fill = (args) => [color(args[0]), ...argsOf(args, 1)];
-  POLYGON_COERCE.wash = (args) => [color(args[0]), ...argsOf(args, 1)];
+  COERCE.add = (args) => [plain(args[0]), brushParams(args[1])];
+  if (V1) {
+    COERCE.stroke = (args) => (args.length ? [colorData(args)] : []);
+    COERCE.fill = fillArgs1;
+    COERCE.set = (args) => byPosition(args, [plain, color]);
+    COERCE.setHatch = (args) => byPosition(args, [plain, color]);
+    COERCE.erase = (args) => byPosition(args, [color]);
+    POLYGON_COERCE.draw = (args) => byPosition(args, [plain, color]);
+    POLYGON_COERCE.fill = (args) => byPosition(args, [color]);
+    POLYGON_COERCE.erase = (args) => byPosition(args, [color]);
+  } else {
+    COERCE.stroke = (args) => [colorData(args)];
+    COERCE.fill = fillArgs;
+    COERCE.wash = fillArgs;
+    COERCE.set = (args) => [plain(args[0]), color(args[1]), plain(args[2])];
+    COERCE.hatchStyle = (args) => [plain(args[0]), color(args[1]), plain(args[2])];
+    COERCE.mass = (args) => [plain(args[0]), color(args[1]), plain(args[2])];
+    POLYGON_COERCE.draw = (args) => [plain(args[0]), color(args[1]), plain(args[2])];
+    POLYGON_COERCE.fill = (args) => [color(args[0]), ...argsOf(args, 1)];
+    POLYGON_COERCE.wash = (args) => [color(args[0]), ...argsOf(args, 1)];
+  }
   const argsOf = (args, from = 0) => {
     const out = [];
     for (let i = from; i < args.length; i += 1) push(out, plain(args[i]));
@@ -153,12 +187,18 @@
     const pressure = params.pressure;
     const out = plain(params);
     if (typeof tip === "function") out.tip = tipShapes(tip);
-    if (typeof pressure === "function") {
-      const samples = [];
-      for (let i = 0; i < CURVE_SAMPLES; i += 1) push(samples, plainNumber(pressure(i / (CURVE_SAMPLES - 1))));
-      out.pressure = { $curve: samples };
+    if (typeof pressure === "function") out.pressure = curveSamples(pressure);
+    // 1.x: {type: "custom", curve: (x) => ..., min_max: [...]}.
+    if (pressure !== null && typeof pressure === "object" && typeof pressure.curve === "function") {
+      out.pressure.curve = curveSamples(pressure.curve);
     }
     return out;
+  };
+  const curveSamples = (curve) => {
+    const samples = [];
+    for (let i = 0; i < CURVE_SAMPLES; i += 1) push(samples, plainNumber(curve(i / (CURVE_SAMPLES - 1))));
+    record.values += CURVE_SAMPLES;
+    return { $curve: samples };
   };
   const tipShapes = (tip) => {
     const shapes = [];
@@ -167,6 +207,13 @@
       surface[name] = (...args) => {
         if (shapes.length >= cfg.maxTipShapes) { stop(`a custom tip of more than ${cfg.maxTipShapes} shapes`); return; }
         const colourArg = name === "fill" || name === "stroke" || name === "background";
+        // 1.x draws a tip on a canvas-sized mask, in full colour where the
+        // brush has blend: false: a tip paints in the brush's colour, and
+        // never the whole mask (replay.js holds the same rule).
+        if (V1 && colourArg) {
+          if (name !== "background") push(shapes, [name]);
+          return;
+        }
         push(shapes, [name, ...(colourArg && args.length ? [colorData(args)] : argsOf(args))]);
       };
     }
@@ -181,7 +228,12 @@
   // the sketch is a number in the list; what it is asked to paint is recorded
   // against that number, and what it computes without painting is computed here.
   let handles = 0;
-  const newHandle = () => { handles += 1; return handles; };
+  const handleOf = new WeakMap();
+  const newHandle = (object) => {
+    handles += 1;
+    apply(weakSet, handleOf, [object, handles]);
+    return handles;
+  };
   const toAngle = (a) => {
     const radians = instance && instance._angleMode === "radians";
     return radians ? a : (a * PI) / 180;
@@ -217,7 +269,7 @@
   };
   function Polygon(points, raw = false) {
     if (!new.target) throw new TypeError("Class constructor Polygon cannot be invoked without 'new'");
-    const id = newHandle();
+    const id = newHandle(this);
     const pairs = pointPairs(points, !!raw);
     emit(["Polygon", id, pairs, !!raw]);
     const vertices = pairs.map(([x, y]) => ({ x, y }));
@@ -237,7 +289,7 @@
   }
   function Plot(type) {
     if (!new.target) throw new TypeError("Class constructor Plot cannot be invoked without 'new'");
-    const id = newHandle();
+    const id = newHandle(this);
     emit(["Plot", id, plain(type)]);
     objectMethods("Plot", id, this, cfg.plotMethods);
     this.pressure = () => 1;
@@ -245,7 +297,9 @@
   }
   // A point that follows a flow field. The field is the library's and lives
   // in the replay page, so here a Position moves straight in the direction
-  // asked (docs/renderer.md, "Paint by construction", says so).
+  // asked (docs/renderer.md, "Paint by construction", says so). 1.x's
+  // moveTo(length, direction in degrees, step) against 2.x's
+  // moveTo(direction in the angle mode, length, step).
   function Position(x, y) {
     if (!new.target) throw new TypeError("Class constructor Position cannot be invoked without 'new'");
     this.x = plainNumber(x);
@@ -260,14 +314,22 @@
       return this.x >= -w && this.x <= w && this.y >= -h && this.y <= h;
     };
     this.angle = () => 0;
-    this.moveTo = (dir, length, step = 1) => {
-      const a = toAngle(plainNumber(dir) || 0);
-      const len = plainNumber(length) || 0;
+    const move = (a, len) => {
       this.x += mathCos(a) * len;
       this.y += mathSin(a) * len;
-      this.plotted += plainNumber(step) > 0 ? len : 0;
     };
-    this.plotTo = (plot, length) => this.moveTo(0, length);
+    this.moveTo = V1
+      ? (length, dir) => {
+        const len = plainNumber(length) || 0;
+        move((-(plainNumber(dir) || 0) * PI) / 180, len);
+        this.plotted += len;
+      }
+      : (dir, length, step = 1) => {
+        const len = plainNumber(length) || 0;
+        move(toAngle(plainNumber(dir) || 0), len);
+        this.plotted += plainNumber(step) > 0 ? len : 0;
+      };
+    this.plotTo = (plot, length) => (V1 ? this.moveTo(length, 0) : this.moveTo(0, length));
   }
 
   // Fields: built-in ones are the library's; a field the sketch adds runs its
@@ -282,7 +344,8 @@
     const columns = mathRound((2 * w) / resolution);
     const rows = mathRound((2 * h) / resolution);
     const grid = [];
-    for (let c = 0; c < columns; c += 1) push(grid, new Float32Array(rows));
+    const Column = V1 ? Float64Array : Float32Array;  // as each version lays its grid
+    for (let c = 0; c < columns; c += 1) push(grid, new Column(rows));
     const made = fields[name].gen(t, grid);
     const out = [];
     const n = mathMin(NativeNumber(made && made.length) || 0, columns);
@@ -305,9 +368,12 @@
 
   const brush = create(null);
   const added = [];
+  const prefixed = create(null);
+  for (const name of cfg.prefixed) prefixed[name] = true;
   for (const name of cfg.methods) {
+    const recorded = name in prefixed ? `brush.${name}` : name;
     brush[name] = function (...args) {
-      emit([name, ...(COERCE[name] ? COERCE[name](args) : argsOf(args))]);
+      emit([recorded, ...(COERCE[name] ? COERCE[name](args) : argsOf(args))]);
     };
   }
   brush.add = function (name, params) {
@@ -316,7 +382,7 @@
   };
   brush.box = () => [...cfg.brushNames, ...added];
   brush.listFields = () => [...cfg.fieldNames, ...ownKeys(fields)];
-  brush.wRand = (weights) => {
+  const wRand = (weights) => {
     const keys = ownKeys(weights || {});
     let total = 0;
     for (const k of keys) total += NativeNumber(weights[k]) || 0;
@@ -332,6 +398,12 @@
     if (typeof gen !== "function") throw new TypeError("brush.addField needs a generator function");
     fields[key] = { gen };
     emit(["addField", key, plain(options)]);
+    if (V1) {
+      // 1.x makes the field current and generates it when it is added.
+      fields[key].made = true;
+      activeField = key;
+      emit(["fieldData", key, fieldGrid(key, 0)]);
+    }
   };
   brush.field = function (name) {
     const key = apply(stringSlice, String(name), [0, MAX_STRING]);
@@ -348,10 +420,14 @@
     }
     emit(["refreshField", plain(t)]);
   };
-  brush.wiggle = function (a) { activeField = "hand"; emit(["wiggle", plain(a)]); };
+  if (!V1) {
+    brush.wRand = wRand;
+    brush.wiggle = function (a) { activeField = "hand"; emit(["wiggle", plain(a)]); };
+  }
   brush.noField = function () { emit(["noField"]); };
   brush.load = () => undefined;      // the replay page loads its own canvas
   brush.instance = () => undefined;
+  if (V1) brush.preload = () => undefined;  // image tips, which a list never paints
   brush.Polygon = Polygon;
   brush.Plot = Plot;
   brush.Position = Position;
@@ -397,6 +473,7 @@
     instance = p;
     weightedState = (seed >>> 0) || 1;
     recording = true;
+    if (V1) emit(["seed", librarySeed]);
   };
   handle.frameEnd = () => { if (recording) push(record.frames, []); };
   handle.canvas = (w, h, density) => {

@@ -6,22 +6,39 @@
 (() => {
   "use strict";
   const cfg = JSON.parse(document.currentScript.dataset.config);
+  const V1 = cfg.version === "1";
   const stateCalls = new Set(cfg.stateCalls);
   const brushCalls = new Set(cfg.methods);
+  const prefixed = new Set(cfg.prefixed);
+  const SEEDS = new Set(["seed", "randomSeed", "noiseSeed", "brush.noiseSeed"]);
   const polygonMethods = new Set(cfg.polygonMethods);
   const plotMethods = new Set(cfg.plotMethods);
 
   // {$color: [r, g, b, a]} -> a p5.Color (RGBA 0-255, this page's colorMode);
   // {$shapes: [...]} -> a custom tip that draws those shapes; {$curve: [...]}
-  // -> a pressure curve through those samples; lists and objects within.
+  // -> a pressure curve through those samples; {$handle: n} -> the Polygon
+  // or Plot the list made as n; lists and objects within.
+  let objects = new Map();  // the list's Polygons and Plots by handle
   const decode = (p, v) => {
     if (v === null || typeof v !== "object") return v;
     if (Array.isArray(v)) return v.map((x) => decode(p, x));
     if ("$color" in v) return p.color(...v.$color);
+    if ("$handle" in v) {
+      if (!objects.has(v.$handle)) throw new Error(`replay: no object ${v.$handle}`);
+      return objects.get(v.$handle);
+    }
     if ("$shapes" in v) {
       const shapes = v.$shapes;
       return (g) => {
-        for (const [name, ...args] of shapes) g[name](...args.map((a) => decode(p, a)));
+        for (const [name, ...args] of shapes) {
+          if (V1 && (name === "fill" || name === "stroke" || name === "background")) {
+            // A 1.x tip paints in the brush's colour, which the library has
+            // set as the mask's fill, and never paints the whole mask.
+            if (name === "stroke") g.stroke(g.drawingContext.fillStyle);
+            continue;
+          }
+          g[name](...args.map((a) => decode(p, a)));
+        }
       };
     }
     if ("$curve" in v) {
@@ -48,6 +65,9 @@
     if (!state.made) {
       p.createCanvas(w, h, p.WEBGL);
       state.made = true;
+      // 1.x paints through the instance it is given; its end-of-frame hooks
+      // are on p5.prototype already, so it must not register them again.
+      if (V1) brush.instance(new Proxy(p, { get: (t, k) => (k === "registerMethod" ? () => undefined : Reflect.get(t, k, t)) }));
     } else if (w !== p.width || h !== p.height) {
       p.resizeCanvas(w, h);
     }
@@ -62,11 +82,13 @@
   };
 
   const paintCall = (p, state, call) => {
-    const { objects, fields } = state;
+    const { fields } = state;
     const [name, ...args] = call;
     if (name === "canvas") { state.pending = args; return; }
     if (state.pending) makeCanvas(p, state);
-    if (!state.made) return;  // nothing paints before the canvas is made
+    // Nothing paints before the canvas is made; the seeds apply all the same
+    // (1.x's list begins with the seed its library took as it loaded).
+    if (!state.made && !SEEDS.has(name)) return;
     // A pop() past the list's own push() calls is p5's no-op, never ours.
     if (name === "push") state.depth += 1;
     if (name === "pop") { if (state.depth === 0) return; state.depth -= 1; }
@@ -80,6 +102,10 @@
       return;
     }
     if (name === "Plot") { objects.set(args[0], new brush.Plot(args[1])); return; }
+    if (name.startsWith("brush.") && prefixed.has(name.slice(6))) {
+      brush[name.slice(6)](...args.map((a) => decode(p, a)));
+      return;
+    }
     const dot = name.indexOf(".");
     if (dot > 0) {
       const kind = name.slice(0, dot);
@@ -97,23 +123,28 @@
       brush.addField(field, () => columns, fields.get(field) || undefined);
       return;
     }
-    if (!brushCalls.has(name)) throw new Error(`replay: unknown call ${name}`);
+    if (!brushCalls.has(name) || prefixed.has(name)) throw new Error(`replay: unknown call ${name}`);
     brush[name](...args.map((a) => decode(p, a)));
   };
 
-  const hooks = () => window.p5.lifecycleHooks;
+  // p5.brush's end-of-frame hooks (its blend): p5 2.x's lifecycle hooks, or
+  // the methods 1.x registered on p5.prototype.
+  const hooks = () => (V1 ? window.p5.prototype._registeredMethods : window.p5.lifecycleHooks);
+  const PREDRAW = V1 ? "pre" : "predraw";
+  const POSTDRAW = V1 ? "post" : "postdraw";
   const runHooks = (p, name) => { for (const hook of hooks()[name] || []) hook.call(p); };
   const paintList = (p, state, record, seed) => {
+    objects = state.objects;
     // What p5 keeps on the instance rather than in push()/pop(), as a fresh
     // instance has it: the angle mode and the seeds.
     p.angleMode(p.RADIANS);
     p.randomSeed(seed);
     p.noiseSeed(seed);
     record.frames.forEach((frame, k) => {
-      if (k > 0) runHooks(p, "predraw");
+      if (k > 0) runHooks(p, PREDRAW);
       for (const call of frame) paintCall(p, state, call);
       if (state.pending) makeCanvas(p, state);
-      runHooks(p, "postdraw");
+      runHooks(p, POSTDRAW);
     });
     const png = state.made ? p.canvas.toDataURL("image/png") : null;
     // Back to the baseline: the list's own push() calls undone, then the

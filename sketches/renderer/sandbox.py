@@ -349,7 +349,7 @@ class BrowserSandbox:
                 watch.errors.append(f"renderer: {str(exc).splitlines()[0]}")
         painted = None
         if recording is not None and not (watch.crashed or watch.left_page):
-            png, painted = await self._paint(recording, seed, watch)
+            png, painted = await self._paint(recording, seed, brush, watch)
         if timed_out or watch.left_page:
             # The document may be stuck in a loop, or is not ours any more.
             # The pool closes it while recycling this browser (prepare()), so
@@ -394,7 +394,7 @@ class BrowserSandbox:
         watch.observed.setdefault(record.NONDETERMINISTIC, record.first_difference(first, second))
         return None
 
-    async def _paint(self, raw: str, seed: int,
+    async def _paint(self, raw: str, seed: int, brush: str,
                      watch: _TabWatch) -> tuple[bytes | None, str | None]:
         """The recorded list painted in the replay page (paint by
         construction): checked first (record.check), then painted by the real
@@ -404,7 +404,7 @@ class BrowserSandbox:
         picture; a browser whose painting overran is replaced, never waited on.
         Answers the picture and the checked list it was painted from."""
         try:
-            recording = record.check(raw, self._config.max_canvas_side)
+            recording = record.check(raw, self._config.max_canvas_side, brush)
         except record.RecordRefused as refused:
             watch.observed.setdefault(refused.violation, refused.detail[:300])
             return None, None
@@ -420,7 +420,7 @@ class BrowserSandbox:
         try:
             async with asyncio.timeout(self._config.deadline_s):
                 if not reuse:
-                    await page.goto(self._server.replay_url, wait_until="load")
+                    await page.goto(self._server.replay_url_for(brush), wait_until="load")
                 data_url = await page.evaluate(
                     "([list, seed, reuse]) => __replay.paint(list, seed, reuse)",
                     [recording.text, seed, reuse])
