@@ -25,6 +25,8 @@ class SketchOut(ModelSchema):
 class RenderOut(ModelSchema):
     sketch: int
     png_url: str | None
+    # The p5.brush calls the picture was painted from (paint by construction).
+    calls_url: str | None
     # What the gate flagged without rejecting (Render.flags): painted words.
     flags: dict[str, str]
 
@@ -44,6 +46,13 @@ class RenderOut(ModelSchema):
         if not render.png:
             return None
         return context["request"].build_absolute_uri(reverse("api:render_png", args=[render.pk]))
+
+    @staticmethod
+    def resolve_calls_url(render: Render, context) -> str | None:
+        if not render.calls:
+            return None
+        return context["request"].build_absolute_uri(reverse("api:render_calls",
+                                                             args=[render.pk]))
 
 
 class RenderReportOut(ModelSchema):

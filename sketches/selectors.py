@@ -1,6 +1,7 @@
 """Reads for sketches and renders."""
 from __future__ import annotations
 
+import gzip
 from collections.abc import Collection
 
 from django.db.models import Count, QuerySet
@@ -17,6 +18,16 @@ def render_status_counts() -> dict[str, int]:
     for row in Render.objects.values("status").annotate(n=Count("id")):
         counts[row["status"]] = row["n"]
     return counts
+
+
+def render_calls_json(render: Render) -> bytes | None:
+    """The p5.brush calls `render`'s picture was painted from (paint by
+    construction), as the JSON the recorder wrote; None for a render painted
+    in its own page or before calls were kept."""
+    if not render.calls:
+        return None
+    with render.calls.open("rb") as stored:
+        return gzip.decompress(stored.read())
 
 
 def renders_pending_ids(limit: int | None = None) -> list[int]:

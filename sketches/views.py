@@ -1,4 +1,3 @@
-import gzip
 
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -35,11 +34,9 @@ def render_png(request, pk: int):
 def render_calls(request, pk: int):
     """The p5.brush calls the picture was painted from, as JSON (login
     required): the painting as data, to diff, replay and inspect."""
-    obj = get_object_or_404(Render, pk=pk)
-    if not obj.calls:
+    body = selectors.render_calls_json(get_object_or_404(Render, pk=pk))
+    if body is None:
         raise Http404("this render was not painted from recorded calls")
-    with obj.calls.open("rb") as stored:
-        body = gzip.decompress(stored.read())
     return HttpResponse(body, content_type="application/json")
 
 

@@ -4,11 +4,13 @@ staff from the page, the admin and the command; each write goes through the
 pages' service, so a refusal carries the page's own words; lists are pages."""
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import Client
@@ -165,6 +167,21 @@ class TestSketches:
         assert png["Content-Type"] == "image/png" and b"".join(png.streaming_content)[:4] == \
             b"\x89PNG"
         assert curator("GET", f"/renders/{render.pk}/report").json()["final"] is True
+
+    def test_a_render_serves_the_calls_its_picture_was_painted_from(self, curator, media):
+        painted, plain = renders_create(2)
+        calls = {"frames": [[["canvas", 48, 48, 1], ["set", "HB", {"$color": [0, 0, 0, 255]}, 1],
+                             ["line", 0, 0, 40, 40]]], "overflow": "", "calls": 3}
+        stored = gzip.compress(json.dumps(calls).encode())
+        painted.calls.save("r.calls.json.gz", ContentFile(stored))
+        body = curator("GET", f"/renders/{painted.pk}").json()
+        assert body["calls_url"].endswith(f"/renders/{painted.pk}/calls")
+        served = curator("GET", f"/renders/{painted.pk}/calls")
+        assert served["Content-Type"] == "application/json" and served.json() == calls
+        # Painted in its own page (or before the calls were kept): nothing to serve.
+        assert curator("GET", f"/renders/{plain.pk}").json()["calls_url"] is None
+        missing = curator("GET", f"/renders/{plain.pk}/calls")
+        assert missing.status_code == 404 and "recorded calls" in missing.json()["detail"]
 
     def test_an_import_is_the_import_pages_job_and_a_bad_file_is_refused(
             self, staff, broker, media):

@@ -2,7 +2,7 @@
 editor), import a zip or JSONL (staff, as the import page), and read them
 (any user, as the render pages)."""
 
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponse
 from ninja import Query, Router, Schema, Status
 from ninja.pagination import paginate
 
@@ -11,6 +11,7 @@ from sketches.importing import upload
 from sketches.importing.jobs import import_job_create
 from sketches.input_rules import IdParam, Seed, Text
 from sketches.models import ImportJob, Render, Sketch
+from sketches.selectors import render_calls_json
 
 from ..auth import CURATOR, STAFF, USER
 from ..errors import Problem, form_problems
@@ -119,3 +120,16 @@ def render_png(request, pk: int):
     if not render.png:
         raise Http404(f"render {pk} has no image (status {render.status})")
     return FileResponse(render.png.open("rb"), content_type="image/png")
+
+
+@router.get("/renders/{pk}/calls", auth=USER, url_name="render_calls",
+            response={200: None}, openapi_extra={"responses": {200: {
+                "description": "The p5.brush calls the picture was painted from: "
+                               "{frames: [[[name, ...arguments], ...], ...]}",
+                "content": {"application/json": {}}}}})
+def render_calls(request, pk: int):
+    render = one(Render.objects, pk, "render")
+    body = render_calls_json(render)
+    if body is None:
+        raise Http404(f"render {pk} was not painted from recorded calls")
+    return HttpResponse(body, content_type="application/json")
