@@ -199,6 +199,22 @@ class TestClocksAndStateChangeNothing:
                                                                       second.report())
 
 
+class TestWhatTheMachineLeaksIsPinned:
+    def test_text_measures_alike_on_every_machine(self, replay_pool):
+        # A stroke placed by textWidth(): each machine's fonts measure apart,
+        # so the page measures every character as 0.55 of the font's size.
+        outcome = render_text(replay_pool, sketch(after="""
+          textSize(20);
+          const w = textWidth("abcd");
+          brush.set("HB", "#222", 1);
+          brush.line(-90, w, 90, textAscent());"""), seed=5)
+        assert outcome.status == OK, outcome.report()
+        lines = [call for frame in json.loads(outcome.calls)["frames"] for call in frame
+                 if call[0] == "line"]
+        assert lines[-1][2] == pytest.approx(4 * 0.55 * 20)
+        assert lines[-1][4] == pytest.approx(0.8 * 20)
+
+
 class TestWhatTheSeedDoesNotFixIsRefused:
     def test_strokes_placed_by_the_real_pace_of_timers_are_nondeterministic(self, replay_pool):
         # A timer chain counts as fast as the machine runs; each frame paints

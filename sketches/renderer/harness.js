@@ -226,12 +226,49 @@
   // the curator's layout, so a sketch sizing its canvas by windowWidth paints
   // the same picture in both. Media queries and CSS units still see the page.
   // What the machine would leak into a picture, pinned so that unlike workers
-  // record alike: its cores and memory, and a name an earlier document in this
-  // tab left in window.name (it outlives navigation).
+  // record alike: its cores and memory, a name an earlier document in this
+  // tab left in window.name (it outlives navigation), and the metrics of its
+  // fonts. Text is never painted (text() is a violation), but a sketch may
+  // place strokes by textWidth(), and each machine's fonts measure apart: so
+  // every character measures TEXT_EM of the font's size, ascent and descent
+  // TEXT_ASCENT and TEXT_DESCENT of it, whatever the font.
+  const TEXT_EM = 0.55;
+  const TEXT_ASCENT = 0.8;
+  const TEXT_DESCENT = 0.2;
+  const FONT_UNITS = { px: 1, pt: 4 / 3, em: 16, rem: 16, "%": 0.16 };
+  const fontSize = (font) => {
+    const words = String(font).split(" ");
+    for (const word of words) {
+      for (const unit of ["px", "pt", "rem", "em", "%"]) {
+        if (word.endsWith(unit)) {
+          const size = parseFloat(word.split("/")[0]);
+          if (size >= 0) return size * FONT_UNITS[unit];
+        }
+      }
+    }
+    return 10;  // the canvas's default font, 10px sans-serif
+  };
+  const pinnedMetrics = function measureText(text) {
+    const size = fontSize(this.font);
+    const width = String(text).length * TEXT_EM * size;
+    const ascent = TEXT_ASCENT * size;
+    const descent = TEXT_DESCENT * size;
+    return Object.freeze({
+      width, actualBoundingBoxLeft: 0, actualBoundingBoxRight: width,
+      actualBoundingBoxAscent: ascent, actualBoundingBoxDescent: descent,
+      fontBoundingBoxAscent: ascent, fontBoundingBoxDescent: descent,
+      emHeightAscent: ascent, emHeightDescent: descent,
+      hangingBaseline: ascent, alphabeticBaseline: 0, ideographicBaseline: -descent,
+    });
+  };
   const machineWork = () => {
     lockGetter(Navigator.prototype, "hardwareConcurrency", () => 4);
     lockGetter(Navigator.prototype, "deviceMemory", () => 8);
     window.name = "";
+    lock(CanvasRenderingContext2D.prototype, "measureText", pinnedMetrics);
+    if (typeof OffscreenCanvasRenderingContext2D !== "undefined") {
+      lock(OffscreenCanvasRenderingContext2D.prototype, "measureText", pinnedMetrics);
+    }
   };
   machineWork();
 
