@@ -33,7 +33,7 @@ SCHEMA = f"{API}/openapi.json"
 # What any logged-in user may do: read sketches and renders (the render pages need a login only).
 USER_ALLOWED = {
     "GET /sketches", "GET /sketches/{pk}", "GET /renders", "GET /renders/{pk}",
-    "GET /renders/{pk}/report", "GET /renders/{pk}/png",
+    "GET /renders/{pk}/report", "GET /renders/{pk}/png", "GET /renders/{pk}/calls",
 }
 # A curator also creates sketches (as the editor), grades and compares (their own),
 # and looks at the pool's rule and snapshots.
