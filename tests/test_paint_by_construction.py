@@ -262,6 +262,25 @@ class TestTheListIsBounded:
             recording.check(raw, 1200)
         assert refused.value.violation == recording.PAINT_OVER_BUDGET
 
+    POLYGON = ["Polygon", 1, [[0, 0], [90, 0], [90, 90]], False]
+
+    @pytest.mark.parametrize(("brush", "flood", "honest"), [
+        # A hatch distance of nothing: one stroke on another, without end.
+        ("2", [["hatch", 0, 45]], [["hatch", 4, 45]]),
+        ("1", [POLYGON, ["Polygon.hatch", 1, 0.01]], [POLYGON, ["Polygon.hatch", 1, 4]]),
+        # A full-canvas blend for every call.
+        ("1", [["reBlend"]] * 2_001, [["reBlend"]] * 60),
+    ])
+    def test_a_list_whose_painting_would_flood_is_refused_before_it_is_painted(
+            self, brush, flood, honest):
+        def listed(calls):
+            return json.dumps({"frames": [[["canvas", 100, 100, 1], *calls]]})
+
+        with pytest.raises(recording.RecordRefused) as refused:
+            recording.check(listed(flood), 1200, brush)
+        assert refused.value.violation == recording.PAINT_OVER_BUDGET
+        assert recording.check(listed(honest), 1200, brush).calls == len(honest) + 1
+
     def test_a_list_naming_a_call_outside_the_vocabulary_is_refused(self):
         with pytest.raises(recording.RecordRefused) as refused:
             recording.check('{"frames": [[["canvas", 100, 100, 1], ["eval", "x"]]]}', 1200)

@@ -136,6 +136,14 @@ MAX_REACH = 100.0
 # A list's estimated stamps: stroke length over spacing, times the weight
 # scale; fills count their area in canvas areas. Past these it is refused.
 MAX_FILL_AREAS = 400.0
+# Hatching lays one stroke every `distance` across a shape: finer than half a
+# pixel the lines lie on one another and only multiply the stamps.
+MIN_HATCH_DISTANCE = 0.5
+# Calls that blend or lay the library's whole buffers on the canvas (1.x's
+# reBlend and reDraw): a full-canvas pass each, so a list is held to this
+# many (an honest sketch calls them once a frame at most).
+FULL_CANVAS_CALLS = frozenset({"reBlend", "reDraw"})
+MAX_FULL_CANVAS_CALLS = 2_000
 
 PAINT_OVER_BUDGET = "paint_over_budget"
 BAD_RECORD = "bad_record"
@@ -224,6 +232,7 @@ def check(raw: str, max_canvas_side: int, brush: str = DEFAULT_BRUSH) -> Recordi
     sizes: set = set()
     library_state = False
     fill_area = 0.0
+    full_canvas_calls = 0
     for frame in frames:
         for call in frame:
             if not isinstance(call, list) or not call or not isinstance(call[0], str):
@@ -253,8 +262,12 @@ def check(raw: str, max_canvas_side: int, brush: str = DEFAULT_BRUSH) -> Recordi
                                                 "vocabulary")
             _bound(name.removeprefix(BRUSH_PREFIX), args, width, height)
             library_state = library_state or name in LIBRARY_STATE_CALLS
+            full_canvas_calls += name in FULL_CANVAS_CALLS
             if name in ("rect", "circle") and width and height:
                 fill_area += _shape_area(name, args) / (width * height)
+    if full_canvas_calls > MAX_FULL_CANVAS_CALLS:
+        raise RecordRefused(PAINT_OVER_BUDGET, f"{full_canvas_calls:,} full-canvas blends "
+                                         f"(reBlend, reDraw; at most {MAX_FULL_CANVAS_CALLS:,})")
     if fill_area > MAX_FILL_AREAS:
         raise RecordRefused(PAINT_OVER_BUDGET, f"shapes covering {fill_area:.0f} canvas areas "
                                          f"(at most {MAX_FILL_AREAS:g})")
@@ -293,6 +306,15 @@ def _bound(name: str, args: list, width: float, height: float) -> None:
         if abs(factor) > MAX_SCALE_BRUSHES:
             raise RecordRefused(PAINT_OVER_BUDGET, f"scaleBrushes({factor:g}) "
                                              f"(at most {MAX_SCALE_BRUSHES:g})")
+    elif name in ("hatch", "Polygon.hatch") and len(args) > (name != "hatch"):
+        # brush.hatch(distance, ...), polygon.hatch(distance, ...) after its
+        # handle (where 0 keeps the hatch already set).
+        distance = args[name != "hatch"]
+        if isinstance(distance, int | float) and not isinstance(distance, bool) \
+                and abs(distance) < MIN_HATCH_DISTANCE \
+                and not (distance == 0 and name != "hatch"):
+            raise RecordRefused(PAINT_OVER_BUDGET, f"hatching every {distance:g} px "
+                                             f"(at least {MIN_HATCH_DISTANCE:g})")
     elif name == "add" and len(args) > 1 and isinstance(args[1], dict):
         params = args[1]
         if params.get("type") == "image":
