@@ -413,3 +413,29 @@ function setup() {
   for (let i = 0; i < 30; i++) { fill(200, 40 + i * 5, 50); ellipse(30 + i * 5, 110, 24, 24); }
 }""", seed=3, brush="1")
         assert gate.PLAIN_PAINTING in outcome.violations, outcome.report()
+
+
+class TestP5Brush10SketchesPaintInTime:
+    def test_a_shape_traced_along_a_field_keeps_1_0s_bleed_floor(self):
+        # Written for p5.brush 1.0, which floored the bleed at 0.05 where a
+        # shape is traced along a plot: on 1.1 alone bleed(0.001) lays a vertex
+        # every few pixels, each fill layer doubles them, and these three
+        # rects took about two minutes (117 s here); the replay keeps 1.0's
+        # floor there and paints them in seconds. The deadline is generous:
+        # only the missing floor fails it, not a slow machine.
+        code = """
+function setup() {
+  createCanvas(300, 300, WEBGL);
+  translate(-width / 2, -height / 2);
+  background("#f4efe6");
+  brush.field("truncated");
+  brush.noStroke();
+  for (let i = 0; i < 3; i++) {
+    brush.fill(["#7b4800", "#002185", "#ff2702"][i], 110);
+    brush.bleed(0.001);
+    brush.rect(30 + i * 90, 20, 60, 260);
+  }
+}"""
+        with RenderPool(make_config(browsers=1, deadline_s=60.0)) as pool:
+            outcome = render_text(pool, code, seed=1, brush="1")
+        assert outcome.status == OK, outcome.report()

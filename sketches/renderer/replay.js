@@ -81,9 +81,45 @@
     }
   };
 
+  // p5.brush 1.1 traces a filled shape along a plot (a rect or a shape
+  // drawn with a flow field, a Plot's fill) with a vertex every 3 x bleed of
+  // a segment; 1.0 floored the bleed there at 0.05. Sketches written for 1.0
+  // bleed(0.001): 1.1 then lays thousands of vertices, each fill layer
+  // doubles them, and one rect ran for minutes. The replay keeps 1.0's floor
+  // for that spacing only (the fill's own bleed is as the sketch set it):
+  // 1.1 paints such a sketch as 1.0 did, and no other sketch changes.
+  const BLEED_FLOOR = 0.05;
+  // The list's bleed now, [strength, direction], as 1.x holds it. A direction other than "out" bleeds inwards, the
+  // library's default too (it starts with none set): "in" stands for all.
+  let bleed = null;
+  const strengthOf = (v) => Math.min(Math.max(Number(v) || 0, 0), 0.6);
+  const directionOf = (args, at) => (args.length <= at || args[at] === "out" ? "out" : "in");
+  const followBleed = (name, args) => {
+    if (name === "bleed") bleed.now = [strengthOf(args[0]), directionOf(args, 1)];
+    // polygon.fill(colour, opacity, bleed, texture, border, direction) sets them for good.
+    if (name === "Polygon.fill" && args[1]) bleed.now = [strengthOf(args[3]), directionOf(args, 6)];
+    // 1.x's push saves the strength, not the direction.
+    if (name === "brush.push") bleed.saved.push(bleed.now[0]);
+    if (name === "brush.pop" && bleed.saved.length) bleed.now = [bleed.saved.pop(), bleed.now[1]];
+  };
+  if (V1) {
+    const genPol = brush.Plot.prototype.genPol;
+    brush.Plot.prototype.genPol = function (x, y, scale, isHatch) {
+      const [strength, direction] = bleed ? bleed.now : [BLEED_FLOOR, "in"];
+      if (isHatch || strength >= BLEED_FLOOR) return genPol.call(this, x, y, scale, isHatch);
+      brush.bleed(BLEED_FLOOR, direction);
+      try {
+        return genPol.call(this, x, y, scale, isHatch);
+      } finally {
+        brush.bleed(strength, direction);
+      }
+    };
+  }
+
   const paintCall = (p, state, call) => {
     const { fields } = state;
     const [name, ...args] = call;
+    if (V1) followBleed(name, args);
     if (name === "canvas") { state.pending = args; return; }
     if (state.pending) makeCanvas(p, state);
     // Nothing paints before the canvas is made; the seeds apply all the same
@@ -135,6 +171,7 @@
   const runHooks = (p, name) => { for (const hook of hooks()[name] || []) hook.call(p); };
   const paintList = (p, state, record, seed) => {
     objects = state.objects;
+    bleed = { now: [0.07, "in"], saved: [] };  // 1.x's own start
     // What p5 keeps on the instance rather than in push()/pop(), as a fresh
     // instance has it: the angle mode and the seeds.
     p.angleMode(p.RADIANS);
