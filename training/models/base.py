@@ -1,9 +1,9 @@
 """What several of the app's models share: a name versioned per row
-(rubrics, system prompts), the judges a job scores with, and the sampling
-settings a job's row holds."""
+(rubrics, system prompts) and the judges a job scores with. (The settings a
+job's row holds are built from its config's declarations:
+training.config_base.settings_model.)"""
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Max
 
@@ -46,27 +46,3 @@ class RewardJudges(models.Model):
 
     class Meta:
         abstract = True
-
-
-class SamplingSettings(models.Model):
-    """How a job samples its policy, with the defaults a new job starts from:
-    a run's rollouts, a prompt optimisation's candidates (training.sampling.
-    config.SamplingConfig checks them and says why each exists)."""
-
-    max_completion_length = models.PositiveIntegerField(default=512, help_text="In tokens.")
-    temperature = models.FloatField(default=1.0)
-    chat_template_kwargs = models.JSONField(
-        default=dict, blank=True,
-        help_text='Passed to the chat template, e.g. {"enable_thinking": false} for a Qwen3 '
-                  "checkpoint (its thinking would eat the completion budget).")
-
-    class Meta:
-        abstract = True
-
-    def clean(self):
-        super().clean()
-        # The template takes keyword arguments: a list or a number there fails
-        # only when the job starts, long after the form said it was saved.
-        if not isinstance(self.chat_template_kwargs, dict):
-            raise ValidationError({"chat_template_kwargs": "must be a JSON object of keyword "
-                                   'arguments, e.g. {"enable_thinking": false}'})

@@ -6,12 +6,13 @@ from django.db import models
 
 from jobs.models import Job, job_statuses
 
-from .base import RewardJudges, SamplingSettings
+from ..optimiser.config import OptimisationSettings
+from .base import RewardJudges
 from .prompts import PromptSet, SystemPrompt
 from .scoring import Judge, Rubric
 
 
-class PromptOptimisation(Job, RewardJudges, SamplingSettings):
+class PromptOptimisation(Job, RewardJudges, OptimisationSettings):
     """A system prompt evolved by GEPA (the `gepa` package) against a rubric:
     each candidate prompt is scored by sampling the policy with it on the
     prompt set, rendering and scoring the samples; a reflection model (an
@@ -36,18 +37,6 @@ class PromptOptimisation(Job, RewardJudges, SamplingSettings):
         Judge, on_delete=models.PROTECT, related_name="+", verbose_name="reflection model",
         help_text="An openai judge row: its base URL, model, key variable, timeout and retries "
                   "are the reflection model's (blank ones fall back to PAINTRL_JUDGE_*).")
-    # Budget and sampling
-    max_metric_calls = models.PositiveIntegerField(
-        default=60, help_text="GEPA's budget: one metric call scores one prompt (its samples) "
-                              "for one candidate. The seed alone takes one per prompt.")
-    minibatch_size = models.PositiveSmallIntegerField(
-        default=3, help_text="Prompts GEPA reflects on, and tries a new candidate on, each "
-                             "iteration.")
-    samples_per_prompt = models.PositiveSmallIntegerField(
-        default=2, help_text="Samples of each prompt a candidate is scored on (their mean).")
-    seed = models.IntegerField(
-        default=0, help_text="Seeds GEPA's choices and each prompt's samples and render: every "
-                             "candidate is sampled at the same seeds.")
     # State
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT,
                               db_index=True)
