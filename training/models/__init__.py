@@ -6,6 +6,7 @@ from __future__ import annotations
 from .base import NextVersion, RewardJudges
 from .calibrations import Calibration, MemberWinRate
 from .optimisation import PromptCandidate, PromptCandidateQuerySet, PromptOptimisation
+from .policy import PolicyBuild
 from .prompts import PromptSet, SystemPrompt
 from .replays import Replay, ReplayItem
 from .runs import Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
@@ -15,5 +16,5 @@ __all__ = [
     "NextVersion", "RewardJudges", "Rubric", "Judge", "JudgeVerdict", "Replay",
     "ReplayItem", "SystemPrompt", "PromptSet", "TrainingRun", "TrainingStep", "Rollout", "Probe",
     "ProbeSample", "Calibration", "MemberWinRate", "PromptOptimisation", "PromptCandidateQuerySet",
-    "PromptCandidate"
+    "PromptCandidate", "PolicyBuild"
 ]

@@ -22,7 +22,7 @@ from ..lab.selectors import diagnostics_column
 from ..models import Rollout, TrainingRun
 from ..policy import builtin_policy_dir
 from ..policy.build import policy_exists, policy_record
-from ..policy.build_status import build_status
+from ..policy.selectors import policy_build_latest
 from ..rubrics import RubricError, SignalSpec
 from . import selectors
 from .config import RunConfig
@@ -85,7 +85,7 @@ def builtin_policy_state() -> dict:
     measured), being built (share done, ETA, phase), or missing, failed or
     stopped (with the command that builds it)."""
     path = builtin_policy_dir()
-    state = {"path": path, "ready": policy_exists(path), "build": build_status(path)}
+    state = {"path": path, "ready": policy_exists(path), "build": policy_build_latest(path)}
     if state["ready"]:
         record = policy_record(path)
         state["parameters"] = record.get("parameters")
