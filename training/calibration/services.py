@@ -15,7 +15,6 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
-from jobs.dispatch import job_enqueue
 from jobs.services import Cancel, job_cancel
 from pool.band import CalibrationError, WinRate, band_problems, in_band
 from pool.models import PoolSnapshot
@@ -23,6 +22,7 @@ from pool.services import snapshot_derive
 
 from ..judges import JudgeUnavailable, judge_backend
 from ..judges.base import COMPARE_Q
+from ..launch import job_launch
 from ..models import Calibration, Judge, MemberWinRate, PromptSet, SystemPrompt, TrainingRun
 from ..policy import policy_path, trained_policy_dir
 from ..policy.build import policy_exists
@@ -75,18 +75,15 @@ def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None
     except CalibrationConfigError as error:
         config, problems = None, list(error.problems)
     problems.extend(calibration_problems(snapshot=snapshot, judge=judge, policy=policy))
-    if problems:
-        raise CalibrationLaunchError("the calibration cannot be launched: " + "; ".join(problems))
-    with transaction.atomic():
-        calibration = Calibration.objects.create(
-            snapshot=snapshot, run=run, created_by=user,
-            config={**config.to_dict(), "prompt_set": {"id": prompt_set.pk,
-                                                        "name": prompt_set.name},
-                    "versions": package_versions(("transformers", "torch")),
-                    "launched": timezone.now().isoformat()},
-            progress={"stage": "queued"})
-        job_enqueue(job=calibration)
-    return calibration
+    return job_launch(
+        model=Calibration, name="the calibration", problems=problems, error=CalibrationLaunchError,
+        frozen=lambda: {
+            "snapshot": snapshot, "run": run, "created_by": user,
+            "config": {**config.to_dict(), "prompt_set": {"id": prompt_set.pk,
+                                                          "name": prompt_set.name},
+                       "versions": package_versions(("transformers", "torch")),
+                       "launched": timezone.now().isoformat()},
+            "progress": {"stage": "queued"}})
 
 
 def calibration_policy(*, run: TrainingRun | None = None, base_model: str = "") -> dict:

@@ -1,12 +1,15 @@
 """What several of the app's models share: a name versioned per row
-(rubrics, system prompts) and the judges a job scores with. (The settings a
-job's row holds are built from its config's declarations:
+(rubrics, system prompts), the judges a job scores with, and a job launched
+from a draft (a run, a prompt optimisation). (The settings a job's row
+holds are built from its config's declarations:
 training.config_base.settings_model.)"""
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Max
 
+from jobs.models import Job, job_statuses
 from pool.models import PoolSnapshot
 
 
@@ -45,4 +48,38 @@ class RewardJudges(models.Model):
                   "weight; the others' shares grow.")
 
     class Meta:
+        abstract = True
+
+
+class LaunchedJob(Job, RewardJudges):
+    """A job that exists as a draft before it is launched: a run, a prompt
+    optimisation. It is edited while a draft; its launch
+    (training.launch.draft_launch) checks it, freezes what it will use into
+    `launched_config` and queues it; its worker reads that, never the row's
+    live fields. (A calibration has no draft: its launch creates its row,
+    training.launch.job_launch.)"""
+
+    Status = job_statuses(("DRAFT", "draft", "Draft"), qualname="LaunchedJob.Status",
+                          module=__name__)
+
+    name = models.CharField(max_length=120)
+    base_model = models.CharField(
+        max_length=500, blank=True,
+        help_text="A local Hugging Face checkpoint folder; blank: the built-in tiny policy "
+                  "(manage.py bootstrap_policy).")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT,
+                              db_index=True)
+    launched_config = models.JSONField(
+        default=dict, blank=True,
+        help_text="What the job used, copied at launch: rubric signals, prompts, policy path, "
+                  "its settings; what else its kind needs (a run's system prompt, a prompt "
+                  "optimisation's seed prompt and reflection endpoint).")
+    dropped_signals = models.JSONField(
+        default=list, blank=True,
+        help_text="Signals dropped at launch because the judges could never answer them: "
+                  "[{name, kind, weight, reason}]. Totals are computed without them.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+
+    class Meta(Job.Meta):
         abstract = True

@@ -2,10 +2,8 @@
 policy sampled at fixed prompts and seeds, scored by a yardstick)."""
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 
-from jobs.models import Job, job_statuses
 from pool.models import RewardModel
 from sketches.models import Render, Sketch
 
@@ -20,12 +18,12 @@ from ..runs.config import (
     Schedule,
     VllmMode,
 )
-from .base import RewardJudges
+from .base import LaunchedJob
 from .prompts import PromptSet, SystemPrompt
 from .scoring import Rubric
 
 
-class TrainingRun(Job, RewardJudges, RunSettings):
+class TrainingRun(LaunchedJob, RunSettings):
     """A GRPO run: what it trains, against what, with which settings (its
     GRPO and sampling settings' fields come from RunConfig's declarations,
     through RunSettings), and where it has got to. Launched, cancelled, resumed and cloned from the
@@ -33,18 +31,10 @@ class TrainingRun(Job, RewardJudges, RunSettings):
     before it is queued; its worker holds it by a lease (`worker`, refreshed
     `heartbeat`), and a failed, cancelled or stalled run may be resumed."""
 
-    Status = job_statuses(("DRAFT", "draft", "Draft"), qualname="TrainingRun.Status",
-                          module=__name__)
-
     # The settings' choices, declared with RunConfig (training.runs.config).
     Schedule, ScaleRewards, Device, VllmMode = Schedule, ScaleRewards, Device, VllmMode
     Bf16, Renders, Brush, ReportTo = Bf16, Renders, Brush, ReportTo
 
-    name = models.CharField(max_length=120)
-    base_model = models.CharField(
-        max_length=500, blank=True,
-        help_text="A local Hugging Face checkpoint folder; blank: the built-in tiny policy "
-                  "(manage.py bootstrap_policy).")
     prompt_set = models.ForeignKey(PromptSet, on_delete=models.PROTECT, related_name="runs")
     system_prompt = models.ForeignKey(SystemPrompt, on_delete=models.PROTECT,
                                       related_name="runs")
@@ -72,23 +62,11 @@ class TrainingRun(Job, RewardJudges, RunSettings):
         RewardModel, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
         help_text="Scores the probe: a reward model trained disjoint from the judge's (Reward "
                   "models: the action \"Train a yardstick disjoint from the selected model\").")
-    # State
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT,
-                              db_index=True)
-    launched_config = models.JSONField(
-        default=dict, blank=True,
-        help_text="What the run used, copied at launch: rubric signals, system prompt text, "
-                  "prompts, policy path.")
-    dropped_signals = models.JSONField(
-        default=list, blank=True,
-        help_text="Signals dropped at launch because the judges could never answer them: "
-                  "[{name, kind, weight, reason}]. Totals are computed without them.")
+    # State (and LaunchedJob's)
     checkpoint_step = models.PositiveIntegerField(
         default=0, help_text="The last step with a saved checkpoint (0: none).")
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
                                related_name="clones", help_text="The run this was cloned from.")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                                   on_delete=models.SET_NULL, related_name="+")
 
     def __str__(self) -> str:
         return self.name or f"run {self.pk}"
