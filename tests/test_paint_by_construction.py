@@ -60,11 +60,11 @@ def painting(replay_pool):
 
 class TestHonestPaintings:
     @pytest.mark.parametrize("name", ["hibiscus.js", "lines.js", "noloop_in_setup.js"])
-    def test_the_replay_paints_the_picture_the_sketch_painted(self, replay_pool, render_pool,
+    def test_the_replay_paints_the_picture_the_sketch_painted(self, replay_pool, browser_pool,
                                                               name):
         code = (SKETCHES_DIR / "good" / name).read_text()
         replayed = render_text(replay_pool, code, seed=11)
-        painted = render_text(render_pool, code, seed=11)
+        painted = render_text(browser_pool, code, seed=11)
         assert replayed.status == painted.status == OK, replayed.report()
         assert same_picture(replayed.png, painted.png), picture_difference(replayed.png,
                                                                            painted.png)

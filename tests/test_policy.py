@@ -257,10 +257,10 @@ class TestCannedPolicy:
         # The replies are equally likely: a group's rollouts are not all one sketch.
         assert len({s.text for s in samples}) > 1
 
-    def test_each_reply_passes_the_gate_when_rendered(self, render_pool):
+    def test_each_reply_passes_the_gate_when_rendered(self, browser_pool):
         from sketches.rendering import OK, render_text
         from training.policy.canned import canned_replies
 
         for reply in canned_replies():
-            outcome = render_text(render_pool, reply, seed=0)
+            outcome = render_text(browser_pool, reply, seed=0)
             assert outcome.status == OK, outcome.violations
