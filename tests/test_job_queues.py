@@ -34,6 +34,18 @@ class TestRoutes:
         assert {queue_of(name) for name in SHORT_TASKS} == {"short"}
         assert {job_kind(name).queue for name in SHORT_JOBS} == {"short"}
 
+    def test_every_task_of_ours_has_a_time_limit(self):
+        """Each task's decorator says how long one delivery may run, its
+        reason beside it; the job task takes its kind's limits with each
+        message instead (jobs.dispatch)."""
+        celery_app.loader.import_default_modules()
+        ours = {name: task for name, task in celery_app.tasks.items()
+                if name.split(".")[0] in {"sketches", "rating", "pool", "training", "api"}}
+        assert "sketches.tasks.render_task" in ours
+        for name, task in ours.items():
+            assert task.soft_time_limit and task.time_limit, name
+            assert task.soft_time_limit < task.time_limit, name
+
     def test_every_routed_queue_has_a_worker_in_the_procfile(self):
         procfile = (ROOT / "Procfile").read_text()
         served = set(re.findall(r"-Q (\w+)", procfile))
