@@ -49,8 +49,9 @@ def setting(section: str, field: models.Field | None = None, *, trl: str | None 
     form's) field, shown in admin `section`, passed to TRL as argument `trl`
     (None: not as it is), read as `before` from configs stored before it
     existed, named `label` where runs are compared (else the field's verbose
-    name). `default` only for settings without a row field, whose default a
-    new job then starts from; with a row field, the field's default is that."""
+    name). `default` only for settings no row holds (a calibration's, whose
+    `field` is its form's): a new job starts from it; where a row holds the
+    setting, its field's default is the one."""
     metadata = {"section": section, "trl": trl, "field": field, "label": label}
     if before is not MISSING:
         metadata["before"] = before
