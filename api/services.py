@@ -17,7 +17,7 @@ from django import forms
 from django.db import models, transaction
 
 from sketches.code_text import extract_code
-from sketches.editing import SketchEditInvalid, code_check
+from sketches.editing import SketchEditInvalid, written_code_check
 from sketches.models import Render, Sketch
 from sketches.services import render_create, sketch_create
 from training.models import TrainingRun
@@ -45,7 +45,7 @@ def sketch_submit(*, code: str | None = None, reply: str | None = None, prompt: 
             raise SketchEditInvalid("The reply holds no sketch: no fenced JavaScript block and "
                                     "no setup() function.")
         meta["from_reply"] = True
-    code_check(code)
+    written_code_check(code)
     sketch = sketch_create(code=code, prompt=prompt, origin=Sketch.Origin.IMPORTED, meta=meta)
     return render_create(sketch=sketch, seed=seed)
 

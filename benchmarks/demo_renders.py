@@ -38,8 +38,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from training.policy.build_status import BUILDING, build_status  # noqa: E402
-
 PYTHON = sys.executable
 REDIS_URL = "redis://127.0.0.1:6379/13"
 # The Procfile's workers, as honcho starts them for make demo.
@@ -72,16 +70,29 @@ def rendered_at(db: Path, which: str = "MAX") -> float:
     return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()
 
 
-def policy_state(policy_dir: Path) -> str:
-    status = build_status(policy_dir)
-    if status is None:
+def policy_build(db: Path, policy_dir: Path) -> tuple[str, dict, str] | None:
+    """The newest build row of `policy_dir` (training.models.PolicyBuild):
+    its status, progress and error, read from the bench's database as the
+    render counts are (this process sets up no Django)."""
+    with sqlite3.connect(db, timeout=30) as conn:
+        row = conn.execute("SELECT status, progress, error FROM training_policybuild "
+                           "WHERE out = ? ORDER BY created DESC LIMIT 1",
+                           (str(policy_dir.resolve()),)).fetchone()
+    return None if row is None else (row[0], json.loads(row[1] or "{}"), row[2])
+
+
+def policy_state(db: Path, policy_dir: Path) -> str:
+    build = policy_build(db, policy_dir)
+    if build is None:
         return "not started"
-    return f"{status.state}, {100 * status.done:.0f} % of SFT, {status.message[:60]}"
+    status, progress, error = build
+    message = error or progress.get("message", "")
+    return f"{status}, {100 * (progress.get('done') or 0):.0f} % of SFT, {message[:60]}"
 
 
-def policy_building(policy_dir: Path) -> bool:
-    status = build_status(policy_dir)
-    return status is None or status.state == BUILDING
+def policy_building(db: Path, policy_dir: Path) -> bool:
+    build = policy_build(db, policy_dir)
+    return build is None or build[0] in ("queued", "running")
 
 
 def first_run_launch(steps: int) -> int:
@@ -180,8 +191,8 @@ def main() -> None:
                 rate = done / elapsed * 60
                 eta = pending / rate if rate else float("inf")
                 print(f"{elapsed / 60:6.1f} min  {done}/{sum(now.values())} rendered "
-                      f"({rate:.0f}/min, ~{eta:.0f} min left)  policy: {policy_state(policy_dir)}",
-                      flush=True)
+                      f"({rate:.0f}/min, ~{eta:.0f} min left)  "
+                      f"policy: {policy_state(db, policy_dir)}", flush=True)
                 if pending == 0:
                     break
             total = rendered_at(db) - start_wall
@@ -189,15 +200,15 @@ def main() -> None:
             print(f"all {sum(now.values())} renders done in {total / 60:.1f} min from the workers' "
                   f"start to the last render ({sum(now.values()) / total * 60:.0f} renders/min)")
             print("verdicts: " + ", ".join(f"{n} {s}" for s, n in sorted(now.items())))
-            print(f"policy build by then: {policy_state(policy_dir)}")
-            while args.wait_policy and not args.no_policy and policy_building(policy_dir):
+            print(f"policy build by then: {policy_state(db, policy_dir)}")
+            while args.wait_policy and not args.no_policy and policy_building(db, policy_dir):
                 time.sleep(args.every)
                 print(f"{(time.monotonic() - start) / 60:6.1f} min  policy: "
-                      f"{policy_state(policy_dir)}", flush=True)
+                      f"{policy_state(db, policy_dir)}", flush=True)
             if args.wait_policy:
                 policy_ready = time.monotonic() - start
                 print(f"policy build ended {policy_ready / 60:.1f} min from the "
-                      f"workers' start: {policy_state(policy_dir)}")
+                      f"workers' start: {policy_state(db, policy_dir)}")
             if args.first_run:
                 launched = subprocess.run(
                     [PYTHON, __file__, "--launch-first-run", str(args.first_run)], cwd=ROOT,

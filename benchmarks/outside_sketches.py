@@ -17,14 +17,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sketches.renderer import RendererConfig, RenderPool  # noqa: E402
-from sketches.rendering import AUTO_BRUSH, BRUSH_CHOICES, render_text  # noqa: E402
+from sketches.rendering import AUTO_BRUSH, BRUSHES, render_text  # noqa: E402
 
 OUTSIDE = ROOT / "benchmarks" / "outside"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--brush", choices=BRUSH_CHOICES, default=AUTO_BRUSH)
+    parser.add_argument("--brush", choices=BRUSHES, default=AUTO_BRUSH)
     parser.add_argument("--deadline", type=float, default=30.0)
     args = parser.parse_args()
     paths = sorted(OUTSIDE.glob("*.js"))

@@ -11,10 +11,8 @@ from django.urls import reverse
 from jobs.estimates import Estimate, estimate_left
 from jobs.models import JobStatus
 from jobs.registry import JobProgress
-from training.policy import builtin_policy_dir
-from training.policy.build_status import BUILDING, build_status
 
-from .job_selectors import LiveJob, jobs_live, renders_pending_count, task_queue
+from .job_selectors import LiveJob, jobs_live, renders_pending_count
 
 
 @dataclass(frozen=True)
@@ -52,21 +50,8 @@ def job_row(live: LiveJob) -> JobRow:
                   position=live.position, percent=percent, eta=job_eta(live.job, progress))
 
 
-def build_row() -> JobRow | None:
-    """The built-in policy's build while it runs: a long job on the train
-    queue with no row of its own (training.policy.build_status)."""
-    status = build_status(builtin_policy_dir())
-    if status is None or status.state != BUILDING:
-        return None
-    return JobRow(kind="Policy build", name="the built-in policy", url=reverse("training:runs"),
-                  status="Running", queue=task_queue("training.tasks.policy_bootstrap_task"),
-                  position=None, percent=round(status.done * 100),
-                  eta=Estimate(status.eta_s).text())
-
-
 def rows_live() -> list[JobRow]:
-    build = build_row()
-    return ([build] if build else []) + [job_row(live) for live in jobs_live()]
+    return [job_row(live) for live in jobs_live()]
 
 
 def jobs_running() -> list[JobRow]:

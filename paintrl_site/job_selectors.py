@@ -10,7 +10,6 @@ from django.db.models import Model
 
 from jobs.models import LIVE, JobStatus
 from jobs.registry import JobKind, job_kinds
-from paintrl_site.celery import app as celery_app
 from sketches import selectors as sketch_selectors
 
 
@@ -20,11 +19,6 @@ class LiveJob:
     job: Model
     queue: str
     position: int | None  # 1 = the next its queue's worker takes; None when running
-
-
-def task_queue(task: str) -> str:
-    """The queue settings.CELERY_TASK_ROUTES sends `task` to."""
-    return celery_app.amqp.router.route({}, task)["queue"].name
 
 
 def jobs_live() -> list[LiveJob]:

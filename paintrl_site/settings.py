@@ -168,7 +168,7 @@ CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     # Jobs (an import, a reward model, a replay, a run, a prompt optimisation,
-    # a calibration) go by jobs.tasks.job_task to the queue their kind names
+    # a calibration, a policy build) go by jobs.tasks.job_task to the queue their kind names
     # (each app's kinds.py), not by these routes. Long work (a GRPO run:
     # hours; the policy build: ~15 min) has the train worker to itself; short
     # CPU work (reward-model training and scoring: seconds; a replay, a
@@ -178,7 +178,6 @@ CELERY_TASK_ROUTES = {
     # behind a training job on the train queue it would wait for hours.
     "pool.tasks.render_fingerprints_store_task": {"queue": "default"},
     "sketches.tasks.*": {"queue": "render"},
-    "training.tasks.policy_bootstrap_task": {"queue": "train"},
     "training.tasks.*": {"queue": "short"},
     "pool.tasks.*": {"queue": "short"},
 }

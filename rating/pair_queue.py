@@ -100,12 +100,6 @@ def pair_claim(*, curator, left_id: int, right_id: int) -> bool:
     return True
 
 
-def pair_claims_release(*, curator) -> int:
-    """Give back every pair the curator holds (they left the page for good)."""
-    deleted, _ = PairClaim.objects.filter(curator=curator).delete()
-    return deleted
-
-
 def _claim(*, curator, keys: Iterable[PairKey], need: int) -> list[tuple[int, int]]:
     """Claim the first `need` pairs of `keys`, each on sides drawn at random;
     (left, right) of each, in order. Call under _serialise()."""

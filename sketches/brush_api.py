@@ -60,7 +60,8 @@ _METHODS = {
 # (detect_brush_version). The renderer's own packages are renderer/libraries.py's.
 AUTO_BRUSH = "auto"
 DEFAULT_BRUSH = BRUSH_2  # what runs train on, and every render made before the choice existed
-BRUSH_CHOICES = (AUTO_BRUSH, *_METHODS)
+# The values alone; a model field's (value, label) pairs are sketches.models.BRUSH_CHOICES.
+BRUSHES = (AUTO_BRUSH, *_METHODS)
 BRUSH_CHOICE_LABELS = {
     AUTO_BRUSH: "auto: the version the sketch's calls are written for",
     BRUSH_2: "p5.brush 2.x (on p5 2.x)",
@@ -69,9 +70,9 @@ BRUSH_CHOICE_LABELS = {
 
 
 def brush_choice_check(brush: str) -> str:
-    """`brush` when it is one of BRUSH_CHOICES; else a ValueError naming it and them."""
-    if brush not in BRUSH_CHOICES:
-        raise ValueError(f"unknown p5.brush choice {brush!r}: one of {', '.join(BRUSH_CHOICES)}")
+    """`brush` when it is one of BRUSHES; else a ValueError naming it and them."""
+    if brush not in BRUSHES:
+        raise ValueError(f"unknown p5.brush choice {brush!r}: one of {', '.join(BRUSHES)}")
     return brush
 
 

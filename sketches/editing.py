@@ -25,8 +25,11 @@ class SketchEditInvalid(ValueError):
         self.syntax = syntax
 
 
-def code_check(code: str) -> None:
-    """Raise SketchEditInvalid when `code` cannot be saved as a sketch."""
+def written_code_check(code: str) -> None:
+    """Raise SketchEditInvalid when code a person wrote (an edit, a sketch
+    sent to the API) cannot be saved: empty, not UTF-8, too large, or not
+    JavaScript that parses, so they fix it before it renders.
+    (sketches.importing.inputs.imported_code_check is looser on purpose.)"""
     if not code.strip():
         raise SketchEditInvalid("The sketch is empty: write some code before saving.")
     try:
@@ -56,7 +59,7 @@ def sketch_edit(*, parent: Sketch, code: str, prompt: str | None = None,
     the same code and prompt at a new seed queue a render of `parent` itself.
     The prompt defaults to the parent's. Raises SketchEditInvalid."""
     prompt = parent.prompt if prompt is None else prompt
-    code_check(code)
+    written_code_check(code)
     if same := unchanged_render(parent=parent, code=code, prompt=prompt, seed=seed):
         raise SketchEditInvalid(nothing_changed(same))
     # An edit renders with the p5.brush its parent last rendered with (an

@@ -48,7 +48,7 @@ class SketchEditForm(forms.Form):
         if not self.body_is_utf8:
             raise forms.ValidationError(NOT_UTF8)
         try:
-            editing.code_check(code)
+            editing.written_code_check(code)
         except editing.SketchEditInvalid as exc:
             self.syntax_error = exc.syntax
             raise forms.ValidationError(str(exc)) from None

@@ -9,7 +9,8 @@ from jobs.models import Job
 from . import gate
 from .brush_api import AUTO_BRUSH, BRUSH_CHOICE_LABELS, DEFAULT_BRUSH
 
-# The p5.brush a render, an import or a run asks for (brush_api.BRUSH_CHOICES).
+# The p5.brush a render, an import or a run asks for, as a field's choices:
+# (value, label) pairs of brush_api.BRUSHES (the values alone).
 BRUSH_CHOICES = list(BRUSH_CHOICE_LABELS.items())
 
 

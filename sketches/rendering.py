@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from . import gate, painted_words
 from .brush_api import AUTO_BRUSH, brush_choice_check, detect_brush_version
-from .brush_api import BRUSH_CHOICES as BRUSH_CHOICES  # where callers have found it
+from .brush_api import BRUSHES as BRUSHES  # where callers have found it
 from .code_text import brush_member_names, extract_code
 from .renderer.config import WORDS_REJECT, RendererConfig
 from .renderer.libraries import BRUSH_VERSIONS, DEFAULT_BRUSH
@@ -126,7 +126,7 @@ def brush_version_for(code: str, brush: str = AUTO_BRUSH) -> str:
 
 def render_text(pool: RenderPool, text: str, seed: int = 0,
                 brush: str = DEFAULT_BRUSH) -> RenderOutcome:
-    """`brush`: which p5.brush to render with (BRUSH_CHOICES): "2" (the
+    """`brush`: which p5.brush to render with (BRUSHES): "2" (the
     default: what runs train on), "1", or "auto", the version the sketch's
     calls are written for."""
     code = extract_code(text)

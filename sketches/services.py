@@ -49,7 +49,7 @@ def render_create(*, sketch: Sketch, seed: int = 0, priority: int = ASKED,
                   brush: str = DEFAULT_BRUSH) -> Render:
     """A pending render, queued on the `render` queue once the transaction
     commits, at `priority` (ASKED or BULK), to be rendered with p5.brush
-    `brush` (brush_api.BRUSH_CHOICES: "2", "1" or "auto"; a ValueError names
+    `brush` (brush_api.BRUSHES: "2", "1" or "auto"; a ValueError names
     any other)."""
     render = Render.objects.create(sketch=sketch, seed=seed, brush=brush_choice_check(brush))
     task_send("sketches.tasks.render_task", render.pk, priority=priority)

@@ -4,6 +4,8 @@ its threads share one browser pool (see Procfile)."""
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from jobs.registry import DEFAULT_TIME_LIMIT_S, TIME_LIMIT_GRACE_S
+
 from . import fleet, services
 from .brush_api import DEFAULT_BRUSH
 
@@ -15,13 +17,29 @@ from .brush_api import DEFAULT_BRUSH
 DB_RETRY = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff": 2,
             "retry_backoff_max": 60, "max_retries": 12}
 
+# Time limits. A slow sketch is stopped by the renderer's own deadline
+# (PAINTRL_RENDER_DEADLINE_S, 30 s by default) and a crashed browser is
+# replaced by the browser pool, so these catch only a call that never
+# returns (a wedged browser or database), and free the worker for good work.
+# The render worker runs Celery's thread pool (Procfile), which does not
+# enforce Celery's time limits: there the deadline is what bounds a render,
+# and these hold where a prefork worker takes the render queue.
+#
+# One render: its deadline, a browser's start and a wait for a free browser
+# are seconds to a minute; ten minutes is far past any of them.
+ONE_RENDER_LIMITS = {"soft_time_limit": 600, "time_limit": 600 + 60}
+# A batch's length grows with its size, so no bound fits every batch: the
+# jobs' default (hours) frees a worker a wedged batch would hold for good.
+BATCH_LIMITS = {"soft_time_limit": DEFAULT_TIME_LIMIT_S,
+                "time_limit": DEFAULT_TIME_LIMIT_S + TIME_LIMIT_GRACE_S}
 
-@shared_task(**DB_RETRY)
+
+@shared_task(**DB_RETRY, **ONE_RENDER_LIMITS)
 def render_task(render_id: int) -> str:
     return services.render_execute(render_id=render_id).status
 
 
-@shared_task(bind=True, **DB_RETRY)
+@shared_task(bind=True, **DB_RETRY, **BATCH_LIMITS)
 def render_batch_task(self, render_ids: list[int]) -> dict:
     def report(done: int, total: int, _render) -> None:
         self.update_state(state="PROGRESS", meta={"done": done, "total": total})
@@ -35,8 +53,8 @@ def render_batch_task(self, render_ids: list[int]) -> dict:
 
 # A render for the fleet (fleet.py): no database, so no DB retry; STARTED is
 # reported with the worker's name, which the client pings to tell a slow
-# render from a lost worker.
-@shared_task(bind=True, track_started=True)
+# render from a lost worker. One render, so one render's limits.
+@shared_task(bind=True, track_started=True, **ONE_RENDER_LIMITS)
 def fleet_render_task(self, text: str, seed: int, brush: str = DEFAULT_BRUSH) -> dict:
     # `brush` defaults to 2.x for a message sent before it was passed.
     return fleet.fleet_render_execute(text=text, seed=seed, worker=self.request.hostname,

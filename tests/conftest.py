@@ -30,14 +30,15 @@ def pytest_runtest_setup(item):
 
 
 @pytest.fixture(scope="session")
-def render_pool():
-    """One pool of two browsers for the whole session."""
+def browser_pool():
+    """One browser pool (the renderer's RenderPool, not the reference pool) of
+    two browsers for the whole session."""
     with RenderPool(make_config(browsers=2)) as pool:
         yield pool
 
 
 @pytest.fixture(scope="session")
-def short_deadline_pool():
+def short_deadline_browsers():
     """One browser whose deadline (SHORT_DEADLINE_S) stops slow sketches early."""
     with RenderPool(make_config(browsers=1, deadline_s=SHORT_DEADLINE_S)) as pool:
         yield pool

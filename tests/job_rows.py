@@ -12,6 +12,7 @@ from sketches.models import ImportJob
 from training.models import (
     Calibration,
     Judge,
+    PolicyBuild,
     PromptOptimisation,
     PromptSet,
     Replay,
@@ -57,6 +58,8 @@ def _row(model: type[Job]) -> Job:
     if model is Calibration:
         return Calibration.objects.create(snapshot=PoolSnapshot.objects.create(
             name=f"rows snapshot {n}", rule={}))
+    if model is PolicyBuild:
+        return PolicyBuild.objects.create(out=f"/tmp/rows-policy-{n}")
     raise LookupError(f"tests/job_rows.py has no row for {model.__name__}: add one")
 
 

@@ -59,6 +59,7 @@ from tests.workers import TEST_REDIS_URL
 from training.models import (
     Calibration,
     Judge,
+    PolicyBuild,
     PromptOptimisation,
     PromptSet,
     Replay,
@@ -240,6 +241,7 @@ def world(media) -> World:
     job.archive.save("batch.zip", ContentFile(b"PK\x05\x06" + b"\0" * 18), save=True)
     RewardModel.objects.create(version=1, status=RewardModel.Status.DONE)
     Calibration.objects.create(snapshot=lab.snapshot, status=Calibration.Status.DONE)
+    PolicyBuild.objects.create(out="/srv/sweep-policy", status=PolicyBuild.Status.DONE)
     token_create(user=other, name="the sweep's token")
     return World(curator, other, visitor, staff)
 

@@ -21,7 +21,7 @@ from api.tokens import token_create, token_digest
 from pool.models import PoolSnapshot
 from pool.services import PoolError, snapshot_freeze
 from rating.models import Grade, GradeChange
-from sketches.editing import SketchEditInvalid, code_check
+from sketches.editing import SketchEditInvalid, written_code_check
 from sketches.importing.upload import ImportUploadForm
 from sketches.models import ImportJob, Render, Sketch
 from tests.lab_data import presets_ensure
@@ -149,7 +149,7 @@ class TestSketches:
     def test_code_the_editor_refuses_is_refused_in_its_words_and_saves_nothing(self, curator):
         bad = "function setup() { createCanvas(100, 100"
         with pytest.raises(SketchEditInvalid) as editor:
-            code_check(bad)
+            written_code_check(bad)
         for body in ({"code": bad}, {"reply": "no code here"}, {},
                      {"code": "function setup() {}", "reply": "x"}):
             response = curator("POST", "/sketches", body)

@@ -299,7 +299,7 @@ class TestLaunch:
         assert (config["temperature"], config["chat_template_kwargs"]) == (
             0.7, {"enable_thinking": False})
         assert config["max_completion_length"] == 512  # None: a new run's default
-        with pytest.raises(TypeError, match=r"not sampling's: \['top_p'\]"):
+        with pytest.raises(TypeError, match=r"not a calibration's: \[.top_p.\]"):
             calibration_launch(snapshot=world.snapshot, base_model=str(policy_folder), top_p=0.9)
 
 

@@ -444,7 +444,7 @@ class TestPreviewMatchesTheServer:
     # 2: a curator's high-density screen, where p5 would paint at 2x.
     @pytest.mark.parametrize("scale", [1, 2])
     def test_watercolour_preview_is_the_server_render_at_the_same_seed(
-            self, screen, live_server, render_pool, scale):
+            self, screen, live_server, browser_pool, scale):
         from sketches.rendering import render_text
 
         sketch = services.sketch_create(code=HIBISCUS, prompt="a peach-pink hibiscus")
@@ -458,7 +458,7 @@ class TestPreviewMatchesTheServer:
         capture = frame.evaluate("window.__paintrl.capture()")
         preview = base64.b64decode(capture.split(",", 1)[1])
 
-        server, next_seed = (render_text(render_pool, HIBISCUS, seed) for seed in (7, 8))
+        server, next_seed = (render_text(browser_pool, HIBISCUS, seed) for seed in (7, 8))
         assert server.status == next_seed.status == "ok", server.violations
         mean, off = picture_difference(preview, server.png)
         seed_mean, seed_off = picture_difference(next_seed.png, server.png)

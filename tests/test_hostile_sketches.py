@@ -91,19 +91,19 @@ def render_good_on_both_browsers(pool) -> list:
         return list(workers.map(lambda seed: render_text(pool, GOOD_SKETCH, seed=seed), (0, 1)))
 
 
-def test_good_sketch_renders_ok(render_pool):
-    for outcome in render_good_on_both_browsers(render_pool):
+def test_good_sketch_renders_ok(browser_pool):
+    for outcome in render_good_on_both_browsers(browser_pool):
         assert outcome.status == "ok", outcome.details
         assert outcome.paint_fraction > 0.01
 
 
 @pytest.mark.parametrize("name", hostile_cases())
 def test_hostile_sketch_is_rejected_with_its_violation_in_time_and_pool_still_renders(
-        render_pool, name):
+        browser_pool, name):
     text = read_sketch(f"hostile/{name}")
     # Each with the p5.brush its calls are written for (the *_brush1.js cases: 1.x).
-    outcome = render_text(render_pool, text, seed=0, brush="auto")
-    after = render_good_on_both_browsers(render_pool)
+    outcome = render_text(browser_pool, text, seed=0, brush="auto")
+    after = render_good_on_both_browsers(browser_pool)
 
     assert outcome.status == "rejected", outcome.report()
     for violation in expected_violations(text):
@@ -126,10 +126,10 @@ function setup() {
 """
 
 
-def test_canvas_gets_the_size_the_check_read(render_pool):
+def test_canvas_gets_the_size_the_check_read(browser_pool):
     # Before the size guard read each size once, p5 read 20000 here and
     # allocated a 20000 px canvas (blank, 4.5 s) behind the check's back.
-    outcome = render_text(render_pool, SHIFTING_SIZE_SKETCH, seed=0)
+    outcome = render_text(browser_pool, SHIFTING_SIZE_SKETCH, seed=0)
     assert (outcome.width, outcome.height) == (100, 100), outcome.report()
     assert outcome.status == "ok", outcome.report()
 
@@ -371,9 +371,9 @@ function setup() {
 """
 
 
-def test_same_code_and_seed_paint_the_same_after_a_render_wrote_storage(render_pool):
+def test_same_code_and_seed_paint_the_same_after_a_render_wrote_storage(browser_pool):
     # Three renders on a two-browser pool: at least two share a browser.
-    outcomes = [render_text(render_pool, STORAGE_COUNTER_SKETCH, seed=0) for _ in range(3)]
+    outcomes = [render_text(browser_pool, STORAGE_COUNTER_SKETCH, seed=0) for _ in range(3)]
     assert [o.status for o in outcomes] == ["ok"] * 3 or all(
         o.status == "rejected" for o in outcomes), [o.report() for o in outcomes]
     assert len({o.png for o in outcomes}) == 1, [o.paint_fraction for o in outcomes]

@@ -555,3 +555,28 @@ class TestImportWorker:
         assert Grade.objects.count() == 3
         # The worker queued the pending renders on the render queue, after commit.
         assert redis.Redis.from_url(TEST_REDIS_URL).llen("render") == 3
+
+
+class TestTheTwoCodeRules:
+    """Code a person writes must parse before it is saved; imported code need
+    only be text: an import records what was written (each rule has its own
+    name: written_code_check, imported_code_check)."""
+
+    BROKEN = "function setup() { createCanvas(100, 100"
+
+    def test_a_syntax_error_is_imported_but_not_saved_from_an_edit(self):
+        from sketches.editing import SketchEditInvalid, written_code_check
+        from sketches.importing.inputs import imported_code_check
+
+        assert imported_code_check(self.BROKEN) == self.BROKEN
+        with pytest.raises(SketchEditInvalid):
+            written_code_check(self.BROKEN)
+
+    def test_empty_code_is_refused_by_both(self):
+        from sketches.editing import SketchEditInvalid, written_code_check
+        from sketches.importing.inputs import ItemError, imported_code_check
+
+        with pytest.raises(ItemError):
+            imported_code_check("  \n")
+        with pytest.raises(SketchEditInvalid):
+            written_code_check("  \n")

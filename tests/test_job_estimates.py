@@ -85,17 +85,24 @@ class TestPolicyBuild:
     """A build's time left is SFT's own pace: the corpus and tokenizer before
     it are not part of it."""
 
-    def status(self, *, done: float, sft_elapsed_s: float, setup_s: float):
-        from training.policy.build_status import BUILDING, BuildStatus
+    def progress(self, *, done: float, sft_elapsed_s: float, setup_s: float):
+        from datetime import timedelta
 
-        return BuildStatus(state=BUILDING, done=done, sft_elapsed_s=sft_elapsed_s,
-                           started=1000.0, updated=1000.0 + setup_s + sft_elapsed_s)
+        from django.utils import timezone
+
+        from training.models import PolicyBuild
+        from training.policy.selectors import policy_build_progress
+
+        started = timezone.now() - timedelta(seconds=setup_s + sft_elapsed_s)
+        return policy_build_progress(PolicyBuild(
+            status="running", started=started,
+            progress={"done": done, "sft_elapsed_s": sft_elapsed_s}))
 
     def test_setup_time_does_not_count(self):
         # 13 min in, 8 of them setup, SFT 5 min in and half done: 5 min left.
-        status = self.status(done=0.5, sft_elapsed_s=300, setup_s=480)
-        assert status.eta_s == pytest.approx(300)
+        progress = self.progress(done=0.5, sft_elapsed_s=300, setup_s=480)
+        assert progress.paced and progress.eta_s == pytest.approx(300)
 
     def test_too_little_sft_is_estimating(self):
-        status = self.status(done=0.01, sft_elapsed_s=3, setup_s=480)
-        assert status.eta_s is None
+        progress = self.progress(done=0.01, sft_elapsed_s=3, setup_s=480)
+        assert progress.eta_s is None

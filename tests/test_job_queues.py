@@ -17,8 +17,7 @@ from tests.reward_data import SMALL_CONFIG, toy_graded_renders
 from tests.train_worker import run_short_worker, run_train_worker
 from tests.workers import ROOT, wait_for
 
-LONG_TASKS = ["training.tasks.policy_bootstrap_task"]
-LONG_JOBS = ["run", "prompt_optimisation", "calibration"]
+LONG_JOBS = ["run", "prompt_optimisation", "calibration", "policy_build"]
 SHORT_TASKS = ["pool.tasks.score_renders_task", "training.tasks.judge_agreement_task"]
 SHORT_JOBS = ["reward_model", "replay"]
 
@@ -29,12 +28,23 @@ def queue_of(task_name: str) -> str:
 
 class TestRoutes:
     def test_long_jobs_go_to_the_train_queue(self):
-        assert {queue_of(name) for name in LONG_TASKS} == {"train"}
         assert {job_kind(name).queue for name in LONG_JOBS} == {"train"}
 
     def test_short_jobs_go_to_a_queue_of_their_own(self):
         assert {queue_of(name) for name in SHORT_TASKS} == {"short"}
         assert {job_kind(name).queue for name in SHORT_JOBS} == {"short"}
+
+    def test_every_task_of_ours_has_a_time_limit(self):
+        """Each task's decorator says how long one delivery may run, its
+        reason beside it; the job task takes its kind's limits with each
+        message instead (jobs.dispatch)."""
+        celery_app.loader.import_default_modules()
+        ours = {name: task for name, task in celery_app.tasks.items()
+                if name.split(".")[0] in {"sketches", "rating", "pool", "training", "api"}}
+        assert "sketches.tasks.render_task" in ours
+        for name, task in ours.items():
+            assert task.soft_time_limit and task.time_limit, name
+            assert task.soft_time_limit < task.time_limit, name
 
     def test_every_routed_queue_has_a_worker_in_the_procfile(self):
         procfile = (ROOT / "Procfile").read_text()

@@ -94,17 +94,19 @@ class TestTheTable:
             job_kind_register(own)
         assert (row.percent, row.eta) == (25, "about 2 min left")
 
-    def test_the_policy_build_is_listed_while_it_runs(
-            self, staff_client, client, settings, tmp_path):
-        from training.policy.build_status import build_tracked
-        from training.policy.sft import SftProgress
+    def test_the_policy_build_is_listed_as_any_job(self, staff_client, client, tmp_path):
+        from training.models import PolicyBuild
 
-        settings.PAINTRL_POLICY_DIR = str(tmp_path / "builtin")
-        with build_tracked(tmp_path / "builtin") as tracker:
-            tracker.progress(SftProgress(step=300, loss=1.9, learning_rate=5e-3,
-                                         tokens_per_s=8000, epoch=0.4, elapsed_s=240, done=0.4))
-            (row,) = client.get(JOBS).context["rows"]
-        assert (row.kind, row.queue, row.percent) == ("Policy build", "train", 40)
+        build = PolicyBuild.objects.create(
+            out=str(tmp_path / "builtin"), status="running", started=timezone.now(),
+            progress={"message": "training: step 300, loss 1.900", "done": 0.4,
+                      "sft_elapsed_s": 240})
+        (row,) = client.get(JOBS).context["rows"]
+        # Its time left is SFT's pace: 240 s for 40 %, so 360 s.
+        assert (row.kind, row.queue, row.percent, row.eta) == (
+            "Policy build", "train", 40, "about 6 min left")
+        assert row.url == reverse("admin:training_policybuild_change", args=[build.pk])
+        PolicyBuild.objects.filter(pk=build.pk).update(status="done")
         assert not client.get(JOBS).context["rows"]  # finished: gone
 
     def test_pending_renders_are_counted(self, staff_client, client):

@@ -84,21 +84,21 @@ class TestSetting:
 @pytest.mark.browser
 class TestRenders:
     def test_words_painted_with_brush_fills_are_rejected_with_the_words_and_box(
-            self, render_pool):
-        outcome = render_text(render_pool, read_sketch(WORD_SKETCH))
+            self, browser_pool):
+        outcome = render_text(browser_pool, read_sketch(WORD_SKETCH))
         assert outcome.status == "rejected", outcome.report()
         assert outcome.violations == [gate.PAINTED_WORDS], outcome.report()
         assert '"BEST" at (' in outcome.details[gate.PAINTED_WORDS], outcome.details
         assert outcome.ocr_ms > 0
 
     @pytest.mark.parametrize("name", LETTERLIKE)
-    def test_a_letter_like_honest_painting_passes(self, render_pool, name):
-        outcome = render_text(render_pool, read_sketch(f"letterlike/{name}"))
+    def test_a_letter_like_honest_painting_passes(self, browser_pool, name):
+        outcome = render_text(browser_pool, read_sketch(f"letterlike/{name}"))
         assert outcome.status == "ok", outcome.report()
         assert outcome.details == {} and outcome.ocr_ms > 0
 
-    def test_a_render_the_gate_rejected_is_not_read(self, render_pool):
-        outcome = render_text(render_pool, read_sketch("hostile/text_on_canvas.js"))
+    def test_a_render_the_gate_rejected_is_not_read(self, browser_pool):
+        outcome = render_text(browser_pool, read_sketch("hostile/text_on_canvas.js"))
         assert outcome.status == "rejected" and outcome.ocr_ms == 0, outcome.report()
 
     def test_flag_only_passes_the_render_and_keeps_the_words_in_its_details(self):

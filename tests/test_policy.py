@@ -197,6 +197,7 @@ class TestSavedPolicy:
 
 
 @pytest.mark.training
+@pytest.mark.django_db
 class TestCommand:
     ARGS = {"size": "test", "steps": 3, "count": 24, "evaluate": 2}
 
@@ -218,9 +219,8 @@ class TestCommand:
             call_command("bootstrap_policy", out=str(out), **self.ARGS)
         call_command("bootstrap_policy", out=str(out), force=True, seed=1, **self.ARGS)
         assert json.loads((out / POLICY_RECORD).read_text())["corpus"]["painter_seeds"] == [1, 24]
-        # The policy and its build's status and lock beside it; no staging left.
-        assert sorted(p.name for p in tmp_path.iterdir()) == [
-            ".policy.build.json", ".policy.build.lock", "policy"]
+        # The policy alone (its builds are rows); no staging left.
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["policy"]
 
     def test_never_replaces_a_folder_that_is_not_a_policy(self, tmp_path):
         (tmp_path / "notes.txt").write_text("mine")
@@ -257,10 +257,10 @@ class TestCannedPolicy:
         # The replies are equally likely: a group's rollouts are not all one sketch.
         assert len({s.text for s in samples}) > 1
 
-    def test_each_reply_passes_the_gate_when_rendered(self, render_pool):
+    def test_each_reply_passes_the_gate_when_rendered(self, browser_pool):
         from sketches.rendering import OK, render_text
         from training.policy.canned import canned_replies
 
         for reply in canned_replies():
-            outcome = render_text(render_pool, reply, seed=0)
+            outcome = render_text(browser_pool, reply, seed=0)
             assert outcome.status == OK, outcome.violations

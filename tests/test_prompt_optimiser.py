@@ -226,10 +226,10 @@ class TestOnTheTrainWorker:
 
 
 class TestFeedback:
-    def test_it_names_the_gate_violations_and_the_unknown_brush_method(self, render_pool, db):
+    def test_it_names_the_gate_violations_and_the_unknown_brush_method(self, browser_pool, db):
         """A real render of a sketch calling brush.watercolor, scored by the real rubric."""
         text = read_sketch("hostile/unknown_brush_method.js")
-        outcome = render_text(render_pool, text, 0)
+        outcome = render_text(browser_pool, text, 0)
         rollout = rollout_from_outcome(key="k", prompt="a wash", text=text, outcome=outcome)
         local = Judge(name="local", backend="local")
         specs = Rubric(signals=RUBRIC).specs()

@@ -34,10 +34,10 @@ BRUSH_1 = {"p5": "1.11.13", "p5.brush": "1.1.4", "spectral.js": "2.0.2"}
 
 
 @pytest.fixture
-def shared(render_pool, monkeypatch):
+def shared(browser_pool, monkeypatch):
     """The session's pool as sketches.renderer.shared_pool()."""
-    monkeypatch.setattr("sketches.renderer._pool", render_pool)
-    return render_pool
+    monkeypatch.setattr("sketches.renderer._pool", browser_pool)
+    return browser_pool
 
 
 def folder(tmp_path, manifest_lines=(), **files: str):

@@ -71,7 +71,7 @@ def fleet_broker(media, transactional_db):
 
 class TestABatchOnARenderWorker:
     def test_outcomes_match_the_in_process_renderer_and_name_their_worker(
-            self, fleet_broker, render_pool):
+            self, fleet_broker, browser_pool):
         texts = [assistant_text(read_sketch("good/lines.js")),
                  assistant_text(read_sketch("good/noloop_in_setup.js")),
                  assistant_text(read_sketch("hostile/blank_background_only.js")),
@@ -83,7 +83,7 @@ class TestABatchOnARenderWorker:
             got = fleet_render(texts=texts, seeds=seeds, keys=[f"t:{i}" for i in range(5)])
         finally:
             render_worker_stop(worker)
-        expected = [render_text(render_pool, text, seed)
+        expected = [render_text(browser_pool, text, seed)
                     for text, seed in zip(texts, seeds, strict=True)]
         assert [(r.outcome.status, r.outcome.violations) for r in got] == [
             (o.status, o.violations) for o in expected]

@@ -51,8 +51,8 @@ def as_stored(render: Render) -> tuple:
 
 
 class TestCurrentVersion:
-    def test_worked_out_without_a_browser_it_is_what_a_pool_stamps(self, render_pool):
-        assert selectors.renderer_version_current() == renderer_version(render_pool)
+    def test_worked_out_without_a_browser_it_is_what_a_pool_stamps(self, browser_pool):
+        assert selectors.renderer_version_current() == renderer_version(browser_pool)
 
 
 @pytest.mark.django_db

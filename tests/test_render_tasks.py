@@ -39,24 +39,24 @@ class TestQueuedRendering:
 
 @pytest.mark.django_db
 class TestRenderStore:
-    def test_a_redelivered_render_is_not_rendered_twice(self, media, render_pool):
+    def test_a_redelivered_render_is_not_rendered_twice(self, media, browser_pool):
         sketch = services.sketch_create(code=read_sketch("good/lines.js"))
         render = Render.objects.create(sketch=sketch, seed=1)
-        first = services.render_execute(render_id=render.pk, pool=render_pool)
-        again = services.render_execute(render_id=render.pk, pool=render_pool)
+        first = services.render_execute(render_id=render.pk, pool=browser_pool)
+        again = services.render_execute(render_id=render.pk, pool=browser_pool)
         assert first.status == again.status == "ok"
         assert again.rendered == first.rendered
         assert len(list(Path(media, "renders").rglob("*.png"))) == 1
 
     def test_render_stopped_at_its_deadline_is_stored_with_its_picture_so_far(
-            self, media, short_deadline_pool, client, django_user_model):
+            self, media, short_deadline_browsers, client, django_user_model):
         from django.urls import reverse
 
         from tests.chromium import SHORT_DEADLINE_S
 
         sketch = services.sketch_create(code=read_sketch("slow/paced_lines.js"))
         render = Render.objects.create(sketch=sketch, seed=1)
-        render = services.render_execute(render_id=render.pk, pool=short_deadline_pool)
+        render = services.render_execute(render_id=render.pk, pool=short_deadline_browsers)
         assert render.status == "rejected" and render.violations == ["timeout"]
         assert render.png and Path(render.png.path).read_bytes()[:4] == b"\x89PNG"
         assert render.brush_calls > 1 and (render.width, render.height) == (120, 100)
@@ -71,7 +71,7 @@ class TestRenderStore:
         assert celery_app.conf.task_acks_late is True
         assert celery_app.conf.worker_prefetch_multiplier == 1
 
-    def test_scoring_copy_is_downscaled_to_the_configured_size(self, media, render_pool,
+    def test_scoring_copy_is_downscaled_to_the_configured_size(self, media, browser_pool,
                                                                settings):
         import io
 
@@ -82,5 +82,5 @@ class TestRenderStore:
         settings.PAINTRL_SCORE_SIZE = 64
         sketch = services.sketch_create(code=read_sketch("good/lines.js"))
         render = Render.objects.create(sketch=sketch, seed=1)
-        render = services.render_execute(render_id=render.pk, pool=render_pool)
+        render = services.render_execute(render_id=render.pk, pool=browser_pool)
         assert Image.open(io.BytesIO(render_scoring_png(render))).size == (64, 51)

@@ -65,8 +65,8 @@ def pixel_difference(a: bytes, b: bytes) -> tuple[int, int]:
 
 
 class TestHonestSketches:
-    def test_watercolour_painting_renders_non_blank(self, render_pool):
-        outcome = render_text(render_pool, read_sketch("good/hibiscus.js"), seed=1)
+    def test_watercolour_painting_renders_non_blank(self, browser_pool):
+        outcome = render_text(browser_pool, read_sketch("good/hibiscus.js"), seed=1)
         assert outcome.status == "ok", outcome.details
         assert outcome.paint_fraction > 0.02
         image = Image.open(io.BytesIO(outcome.png))
@@ -74,13 +74,13 @@ class TestHonestSketches:
         assert outcome.brush_call_counts["circle"] == 1
         assert outcome.draw_ms > 0 and outcome.elapsed_ms >= outcome.draw_ms
 
-    def test_no_loop_in_setup_still_captures_the_one_draw_frame(self, render_pool):
-        outcome = render_text(render_pool, read_sketch("good/noloop_in_setup.js"), seed=2)
+    def test_no_loop_in_setup_still_captures_the_one_draw_frame(self, browser_pool):
+        outcome = render_text(browser_pool, read_sketch("good/noloop_in_setup.js"), seed=2)
         assert outcome.status == "ok", outcome.details
         assert outcome.frames == 1
         assert outcome.brush_call_counts["line"] == 6 and outcome.paint_fraction > 0.005
 
-    def test_an_animation_over_frames_finishes_on_every_render(self, render_pool):
+    def test_an_animation_over_frames_finishes_on_every_render(self, browser_pool):
         # Each browser renders in two tabs by turns; a tab left in the
         # background got no animation frames and ran this to the deadline.
         code = """
@@ -92,39 +92,39 @@ class TestHonestSketches:
           if (++n >= 12) noLoop();
         }"""
         for seed in range(5):
-            outcome = render_text(render_pool, code, seed=seed)
+            outcome = render_text(browser_pool, code, seed=seed)
             assert (outcome.status, outcome.frames) == ("ok", 12), outcome.report()
 
-    def test_same_code_and_seed_give_identical_pixels(self, render_pool):
-        first = render_text(render_pool, LINES, seed=7)
-        second = render_text(render_pool, LINES, seed=7)
+    def test_same_code_and_seed_give_identical_pixels(self, browser_pool):
+        first = render_text(browser_pool, LINES, seed=7)
+        second = render_text(browser_pool, LINES, seed=7)
         assert first.png == second.png
 
-    def test_watercolour_repeats_within_rasteriser_noise(self, render_pool):
+    def test_watercolour_repeats_within_rasteriser_noise(self, browser_pool):
         # SwiftShader's two worker threads leave a few pixels at a watercolour
         # fill's edge off by a few levels between runs (docs/renderer.md,
         # determinism: the figures, and why it is not made one thread);
         # strokes alone repeat bit for bit (test above).
-        first = render_text(render_pool, read_sketch("good/hibiscus.js"), seed=7)
-        second = render_text(render_pool, read_sketch("good/hibiscus.js"), seed=7)
+        first = render_text(browser_pool, read_sketch("good/hibiscus.js"), seed=7)
+        second = render_text(browser_pool, read_sketch("good/hibiscus.js"), seed=7)
         changed, worst = pixel_difference(first.png, second.png)
         assert changed <= 60 and worst <= 8
 
-    def test_another_seed_paints_differently(self, render_pool):
-        a = render_text(render_pool, LINES, seed=1)
-        b = render_text(render_pool, LINES, seed=2)
+    def test_another_seed_paints_differently(self, browser_pool):
+        a = render_text(browser_pool, LINES, seed=1)
+        b = render_text(browser_pool, LINES, seed=2)
         assert a.status == b.status == "ok"
         assert a.png != b.png
 
-    def test_animated_sketch_is_captured_after_noloop(self, render_pool):
-        outcome = render_text(render_pool, ANIMATED, seed=3)
+    def test_animated_sketch_is_captured_after_noloop(self, browser_pool):
+        outcome = render_text(browser_pool, ANIMATED, seed=3)
         assert outcome.status == "ok", outcome.details
         assert outcome.frames == 4
         assert outcome.brush_call_counts["line"] == 4
 
-    def test_sketch_inside_a_chat_reply_is_found(self, render_pool):
+    def test_sketch_inside_a_chat_reply_is_found(self, browser_pool):
         reply = f"Here is your sketch:\n\n```javascript\n{LINES}\n```\nEnjoy!"
-        outcome = render_text(render_pool, reply, seed=1)
+        outcome = render_text(browser_pool, reply, seed=1)
         assert outcome.status == "ok", outcome.details
 
     @pytest.mark.browser
@@ -134,20 +134,20 @@ class TestHonestSketches:
         assert outcome.status == "ok"
         assert outcome.frames == 5
 
-    def test_the_window_a_sketch_sees_is_the_largest_canvas(self, render_pool):
+    def test_the_window_a_sketch_sees_is_the_largest_canvas(self, browser_pool):
         # The page's real viewport is small (RendererConfig.viewport_side);
         # a sketch sized by the window still gets the canvas it got before.
-        side = render_pool.config.max_canvas_side
-        assert render_pool.config.viewport_side < side
+        side = browser_pool.config.max_canvas_side
+        assert browser_pool.config.viewport_side < side
         by_window = "createCanvas(windowWidth, windowHeight, WEBGL)"
-        sized = render_text(render_pool, LINES.replace("createCanvas(200, 160, WEBGL)", by_window))
+        sized = render_text(browser_pool, LINES.replace("createCanvas(200, 160, WEBGL)", by_window))
         assert (sized.width, sized.height) == (side, side)
         probe = LINES.replace("background(", f"""const seen = [innerWidth, innerHeight, outerWidth,
             screen.width, screen.availHeight, visualViewport.width,
             document.documentElement.clientWidth, document.documentElement.clientHeight];
           if (seen.some((v) => v !== {side})) throw new Error("window " + seen);
           background(""")
-        outcome = render_text(render_pool, probe)
+        outcome = render_text(browser_pool, probe)
         assert outcome.status == "ok" and not outcome.errors, outcome.errors
 
 
@@ -181,14 +181,14 @@ class TestFillMasks:
             yield pool
 
     @pytest.mark.parametrize("name", ["hibiscus", "painter_poppy_good"])
-    def test_cpu_masks_paint_the_swiftshader_masks_picture(self, render_pool,
+    def test_cpu_masks_paint_the_swiftshader_masks_picture(self, browser_pool,
                                                            swiftshader_masks_pool, name):
-        mean, off = difference_between(render_pool, swiftshader_masks_pool, WATERCOLOURS[name]())
+        mean, off = difference_between(browser_pool, swiftshader_masks_pool, WATERCOLOURS[name]())
         assert mean <= MEAN_LEVELS_MAX and off <= OFF_SHARE_MAX, \
             f"mean {mean:.3f} levels, {off:.3%} of pixels off"
 
-    def test_the_two_ways_are_told_apart_in_the_version(self, render_pool, swiftshader_masks_pool):
-        new = render_text(render_pool, LINES, seed=1).renderer_version
+    def test_the_two_ways_are_told_apart_in_the_version(self, browser_pool, swiftshader_masks_pool):
+        new = render_text(browser_pool, LINES, seed=1).renderer_version
         old = render_text(swiftshader_masks_pool, LINES, seed=1).renderer_version
         assert new.startswith(f"harness/{HARNESS_VERSION} ")
         assert old.startswith(f"harness/{HARNESS_VERSION}+gpu-masks ")
@@ -217,13 +217,13 @@ class TestLeanBlend:
                 assert expected(pool.render(code, 3).snapshot["leanBlends"]), lean
 
     @pytest.mark.parametrize("name", ["hibiscus", "painter_hills_good"])
-    def test_the_lean_blend_paints_the_brush_blend_picture(self, render_pool,
+    def test_the_lean_blend_paints_the_brush_blend_picture(self, browser_pool,
                                                            brush_blend_pool, name):
-        mean, off = difference_between(render_pool, brush_blend_pool, WATERCOLOURS[name]())
+        mean, off = difference_between(browser_pool, brush_blend_pool, WATERCOLOURS[name]())
         assert mean < 0.02 and off == 0, f"mean {mean:.4f} levels, {off:.3%} of pixels off"
 
-    def test_the_two_blends_are_told_apart_in_the_version(self, render_pool, brush_blend_pool):
-        assert render_text(render_pool, LINES, seed=1).renderer_version.startswith(
+    def test_the_two_blends_are_told_apart_in_the_version(self, browser_pool, brush_blend_pool):
+        assert render_text(browser_pool, LINES, seed=1).renderer_version.startswith(
             f"harness/{HARNESS_VERSION} ")
         assert render_text(brush_blend_pool, LINES, seed=1).renderer_version.startswith(
             f"harness/{HARNESS_VERSION}+brush-blend ")
@@ -234,8 +234,8 @@ class TestStoppedAtDeadline:
     still rejected as a timeout (a sketch failure, never `ok` or `unavailable`)."""
 
     def test_slow_painting_keeps_its_phase_counts_size_and_picture_so_far(
-            self, short_deadline_pool):
-        outcome = render_text(short_deadline_pool, SLOW_PAINTING, seed=1)
+            self, short_deadline_browsers):
+        outcome = render_text(short_deadline_browsers, SLOW_PAINTING, seed=1)
         assert outcome.status == "rejected" and "timeout" in outcome.violations, outcome.report()
         assert outcome.stopped_at_deadline and outcome.phase == "running"
         assert outcome.brush_call_counts["line"] > 10, outcome.report()
@@ -250,7 +250,7 @@ class TestStoppedAtDeadline:
         assert outcome.elapsed_ms <= STOPPED_VERDICT_MS
 
     def test_endless_loop_in_setup_is_a_prompt_timeout_and_the_pool_renders_on(
-            self, short_deadline_pool):
+            self, short_deadline_browsers):
         loop = """
         function setup() {
           createCanvas(80, 80, WEBGL);
@@ -258,7 +258,7 @@ class TestStoppedAtDeadline:
           brush.line(-30, -30, 30, 30);
           while (true) {}
         }"""
-        outcome = render_text(short_deadline_pool, loop)
+        outcome = render_text(short_deadline_browsers, loop)
         assert outcome.status == "rejected" and outcome.violations == ["timeout"], outcome.report()
         assert outcome.stopped_at_deadline and outcome.phase == "running"
         assert outcome.brush_call_counts == {"set": 1, "line": 1}
@@ -266,10 +266,10 @@ class TestStoppedAtDeadline:
         assert outcome.elapsed_ms <= STOPPED_VERDICT_MS
         # Both tabs of the browser: the stopped one is replaced, the other was waiting.
         for seed in (1, 2):
-            assert render_text(short_deadline_pool, QUICK, seed).status == "ok"
+            assert render_text(short_deadline_browsers, QUICK, seed).status == "ok"
 
     def test_loop_restarted_by_a_timer_is_still_a_timeout_within_the_grace(
-            self, short_deadline_pool):
+            self, short_deadline_browsers):
         # Each stopped loop lets the sketch's interval start another before the
         # page answers: it may not be readable, but the verdict still comes.
         restarting = """
@@ -278,16 +278,16 @@ class TestStoppedAtDeadline:
           setInterval(() => { for (;;) {} }, 0);
           for (;;) {}
         }"""
-        outcome = render_text(short_deadline_pool, restarting)
+        outcome = render_text(short_deadline_browsers, restarting)
         assert outcome.status == "rejected" and "timeout" in outcome.violations, outcome.report()
         assert outcome.elapsed_ms <= STOPPED_VERDICT_MS
         if not outcome.stopped_at_deadline:
             assert outcome.png is None and "could not be read" in outcome.details["timeout"]
-        assert render_text(short_deadline_pool, QUICK).status == "ok"
+        assert render_text(short_deadline_browsers, QUICK).status == "ok"
 
 
 class TestBrushApi:
-    def test_known_method_list_matches_the_installed_library(self, render_pool):
+    def test_known_method_list_matches_the_installed_library(self, browser_pool):
         # A sketch that writes the library's own method list into an unknown
         # call's name would be silly; instead read it through a plain render:
         # the harness counts every call, so call each known method's typeof.
@@ -304,7 +304,7 @@ class TestBrushApi:
         # In the library's own page, and in the recording page, where the
         # recorder stands in for it (paint by construction) and must offer the same.
         with RenderPool(make_config(browsers=1, paint_by_replay=False)) as library_pool:
-            for pool in (library_pool, render_pool):
+            for pool in (library_pool, browser_pool):
                 for brush, methods in (("2", BRUSH_METHODS), ("1", BRUSH_1_METHODS)):
                     code = probe.replace("EXPECTED", json.dumps(sorted(methods)))
                     outcome = render_text(pool, code, brush=brush)
@@ -395,21 +395,21 @@ class TestSeededClockAndCrypto:
     paint the same pixels on either browser, another seed paints another picture."""
 
     @pytest.mark.parametrize("name", sorted(CLOCK_SOURCES))
-    def test_same_seed_paints_the_same_and_another_seed_differs(self, render_pool, name):
+    def test_same_seed_paints_the_same_and_another_seed_differs(self, browser_pool, name):
         code = CLOCK_SKETCH.format(source=CLOCK_SOURCES[name])
-        first, second = render_on_both_browsers(render_pool, code, seed=5)
-        other = render_text(render_pool, code, seed=6)
+        first, second = render_on_both_browsers(browser_pool, code, seed=5)
+        other = render_text(browser_pool, code, seed=6)
         assert first.status == second.status == other.status == "ok", first.report()
         assert first.png == second.png
         assert other.png != first.png
 
-    def test_animation_by_time_repeats_frame_for_frame(self, render_pool):
-        first, second = render_on_both_browsers(render_pool, ANIMATED_BY_TIME, seed=3)
+    def test_animation_by_time_repeats_frame_for_frame(self, browser_pool):
+        first, second = render_on_both_browsers(browser_pool, ANIMATED_BY_TIME, seed=3)
         assert first.status == second.status == "ok", first.report()
         assert first.frames == second.frames == 5
         assert first.png == second.png
 
-    def test_busy_wait_on_the_clock_ends_and_draw_time_stays_the_browsers(self, render_pool):
+    def test_busy_wait_on_the_clock_ends_and_draw_time_stays_the_browsers(self, browser_pool):
         # Ten seconds of page time pass in a million reads of the virtual clock;
         # drawMs is the browser's own clock, so it shows the real (short) time.
         wait = """
@@ -420,11 +420,11 @@ class TestSeededClockAndCrypto:
           brush.set("HB", "#222", 1);
           brush.line(-30, -30, 30, 30);
         }"""
-        outcome = render_text(render_pool, wait, seed=1)
+        outcome = render_text(browser_pool, wait, seed=1)
         assert outcome.status == "ok", outcome.report()
         assert 0 < outcome.draw_ms < 5000
 
-    def test_getrandomvalues_keeps_its_contract(self, render_pool):
+    def test_getrandomvalues_keeps_its_contract(self, browser_pool):
         probe = """
         function setup() {
           createCanvas(60, 60, WEBGL);
@@ -441,7 +441,7 @@ class TestSeededClockAndCrypto:
             .test(crypto.randomUUID());
           throw new Error("RESULT:" + JSON.stringify({ errors, same, uuid }));
         }"""
-        outcome = render_text(render_pool, probe, seed=1)
+        outcome = render_text(browser_pool, probe, seed=1)
         message = next(e for e in outcome.errors if "RESULT:" in e)
         result = json.loads(message.split("RESULT:", 1)[1])
         assert result == {"errors": ["TypeError"] * 4 + ["QuotaExceededError"],
@@ -451,7 +451,7 @@ class TestSeededClockAndCrypto:
 class TestHonestRoutes:
     """Honest calls that go through the routes the gate watches stay `ok`."""
 
-    def test_set_attributes_replaces_the_canvas_and_the_new_one_is_read(self, render_pool):
+    def test_set_attributes_replaces_the_canvas_and_the_new_one_is_read(self, browser_pool):
         # p5 2.2 recreates the canvas and its context in setAttributes(): the
         # new context is p5's (no raw_webgl), its canvas no overlay.
         code = """
@@ -462,11 +462,11 @@ class TestHonestRoutes:
           brush.set("HB", "#222", 1.5);
           for (let i = 0; i < 6; i++) brush.line(-50, -50 + i * 20, 50, -40 + i * 20);
         }"""
-        outcome = render_text(render_pool, code, seed=1)
+        outcome = render_text(browser_pool, code, seed=1)
         assert outcome.status == "ok", outcome.report()
         assert outcome.paint_fraction > 0.01
 
-    def test_guide_lines_and_background_under_a_painting_pass(self, render_pool):
+    def test_guide_lines_and_background_under_a_painting_pass(self, browser_pool):
         code = """
         function setup() {
           createCanvas(200, 200, WEBGL);
@@ -481,10 +481,10 @@ class TestHonestRoutes:
           brush.set("2B", "#f0e0c0", 1);
           for (let i = 0; i < 8; i++) brush.line(-90, 50 + i * 5, 90, 52 + i * 5);
         }"""
-        outcome = render_text(render_pool, code, seed=2)
+        outcome = render_text(browser_pool, code, seed=2)
         assert outcome.status == "ok", outcome.report()
 
-    def test_custom_field_tip_and_callbacks_that_only_answer_stay_ok(self, render_pool):
+    def test_custom_field_tip_and_callbacks_that_only_answer_stay_ok(self, browser_pool):
         # Sketch code p5.brush calls back, drawing only where it is handed to
         # (the tip on its buffer, the field in its array): the brush's paint.
         code = """
@@ -511,7 +511,7 @@ class TestHonestRoutes:
           brush.fill("#c8432b", 70);
           brush.polygon([[-60, 40], [60, 40], [0, 95]]);
         }"""
-        outcome = render_text(render_pool, code, seed=4)
+        outcome = render_text(browser_pool, code, seed=4)
         assert outcome.status == "ok", outcome.report()
         assert outcome.paint_fraction > 0.01
 
@@ -536,11 +536,11 @@ class TestPixelBudget:
           brush.line(-width / 3, height / 3, width / 3, -height / 3);
         }}"""
 
-    def test_a_canvas_sized_for_a_screen_is_drawn_whole_at_a_lower_density(self, render_pool):
-        outcome = render_text(render_pool, self.sketch("1360, 1800"), seed=0)
+    def test_a_canvas_sized_for_a_screen_is_drawn_whole_at_a_lower_density(self, browser_pool):
+        outcome = render_text(browser_pool, self.sketch("1360, 1800"), seed=0)
         assert outcome.status == "ok", outcome.report()
         assert (outcome.width, outcome.height) == (1360, 1800)
-        budget = render_pool.config.max_canvas_side ** 2
+        budget = browser_pool.config.max_canvas_side ** 2
         w, h = png_size(outcome)
         assert w * h <= budget
         assert 0 < outcome.pixel_density < 1
@@ -548,21 +548,21 @@ class TestPixelBudget:
         assert abs(w - 1360 * outcome.pixel_density) < 1
         assert abs(h - 1800 * outcome.pixel_density) < 1
 
-    def test_a_small_canvas_keeps_the_density_it_asks_for(self, render_pool):
-        outcome = render_text(render_pool, self.sketch("100, 80", "pixelDensity(8);"), seed=0)
+    def test_a_small_canvas_keeps_the_density_it_asks_for(self, browser_pool):
+        outcome = render_text(browser_pool, self.sketch("100, 80", "pixelDensity(8);"), seed=0)
         assert outcome.status == "ok", outcome.report()
         assert outcome.pixel_density == 8
         assert png_size(outcome) == (800, 640)
 
-    def test_a_density_asked_past_the_budget_is_held_to_it(self, render_pool):
-        outcome = render_text(render_pool, self.sketch("400, 300", "pixelDensity(8);"), seed=0)
+    def test_a_density_asked_past_the_budget_is_held_to_it(self, browser_pool):
+        outcome = render_text(browser_pool, self.sketch("400, 300", "pixelDensity(8);"), seed=0)
         assert outcome.status == "ok", outcome.report()
         w, h = png_size(outcome)
-        assert w * h <= render_pool.config.max_canvas_side ** 2
+        assert w * h <= browser_pool.config.max_canvas_side ** 2
         assert 1 < outcome.pixel_density < 8
 
-    def test_a_canvas_that_fits_at_no_allowed_density_is_refused_saying_so(self, render_pool):
-        outcome = render_text(render_pool, self.sketch("5000, 5000"), seed=0)
+    def test_a_canvas_that_fits_at_no_allowed_density_is_refused_saying_so(self, browser_pool):
+        outcome = render_text(browser_pool, self.sketch("5000, 5000"), seed=0)
         assert "canvas_too_large" in outcome.violations, outcome.report()
         assert "even at pixel density" in outcome.details["canvas_too_large"]
 
@@ -571,7 +571,7 @@ class TestSketchNames:
     """A sketch's own names behave as in a plain page: declaring what p5, the
     page or the harness also defines neither breaks the harness nor p5."""
 
-    def test_names_shadowing_p5_and_the_page_render_and_p5_keeps_working(self, render_pool):
+    def test_names_shadowing_p5_and_the_page_render_and_p5_keeps_working(self, browser_pool):
         code = """
         function red() { return "#c8432b"; }
         function random(a, b) { return (a + b) / 2; }
@@ -587,7 +587,7 @@ class TestSketchNames:
           for (let i = 0; i < 5; i++) brush.line(-80, -60 + i * 30, 80, random(-70, -50) + i * 30);
           if (open() !== 1 || innerWidth !== 5 || height !== 7) throw new Error("not its names");
         }"""
-        outcome = render_text(render_pool, code, seed=0)
+        outcome = render_text(browser_pool, code, seed=0)
         assert outcome.status == "ok", outcome.report()
         # p5's own code kept its own names: the canvas is the size asked for.
         assert (outcome.width, outcome.height) == (200, 160)
@@ -619,46 +619,46 @@ class TestBrushVersions:
     name or detected ("auto"); 2.x stays the default; the report names the
     libraries used."""
 
-    def test_a_brush_1_sketch_is_detected_and_rendered_with_brush_1(self, render_pool):
-        outcome = render_text(render_pool, BRUSH_1_SKETCH, seed=0, brush="auto")
+    def test_a_brush_1_sketch_is_detected_and_rendered_with_brush_1(self, browser_pool):
+        outcome = render_text(browser_pool, BRUSH_1_SKETCH, seed=0, brush="auto")
         assert outcome.status == "ok", outcome.report()
         assert outcome.brush_version == "1"
         assert outcome.libraries["p5.brush"].startswith("1.")
         assert outcome.libraries["p5"].startswith("1.")
         assert outcome.report()["libraries"] == outcome.libraries
 
-    def test_a_brush_2_sketch_stays_on_brush_2(self, render_pool):
-        outcome = render_text(render_pool, LINES, seed=0, brush="auto")
+    def test_a_brush_2_sketch_stays_on_brush_2(self, browser_pool):
+        outcome = render_text(browser_pool, LINES, seed=0, brush="auto")
         assert outcome.status == "ok", outcome.report()
         assert outcome.brush_version == "2"
         assert outcome.libraries["p5.brush"].startswith("2.")
 
-    def test_by_default_a_brush_1_sketch_is_told_which_calls_2_lacks(self, render_pool):
-        outcome = render_text(render_pool, BRUSH_1_SKETCH, seed=0)
+    def test_by_default_a_brush_1_sketch_is_told_which_calls_2_lacks(self, browser_pool):
+        outcome = render_text(browser_pool, BRUSH_1_SKETCH, seed=0)
         assert "unknown_brush_method" in outcome.violations, outcome.report()
         assert "not in p5.brush 2.x" in outcome.details["unknown_brush_method"]
 
-    def test_a_brush_1_0_sketch_finds_spectral_js(self, render_pool):
+    def test_a_brush_1_0_sketch_finds_spectral_js(self, browser_pool):
         # p5.brush 1.0's pages loaded spectral.js, and sketches written for it
         # mix their palettes with it; 2.x's page has no such global.
         code = BRUSH_1_SKETCH.replace(
             'brush.set("HB", "#222", 1.5);',
             'const inks = spectral.palette("#1b3a6b", "#e0a33a", 4);\n'
             '  brush.set("HB", inks[1], 1.5);')
-        outcome = render_text(render_pool, code, seed=0, brush="auto")
+        outcome = render_text(browser_pool, code, seed=0, brush="auto")
         assert outcome.status == "ok", outcome.report()
         assert outcome.libraries["spectral.js"] == "2.0.2"
         plain = LINES.replace("function setup() {",
                               "function setup() {\n  spectral.mix('#fff', '#000', 0.5);")
-        outcome = render_text(render_pool, plain, seed=0, brush="2")
+        outcome = render_text(browser_pool, plain, seed=0, brush="2")
         assert "runtime_error" in outcome.violations, outcome.report()
         assert "spectral" in outcome.details["runtime_error"]
         assert "spectral.js" not in outcome.libraries
 
-    def test_versions_alternate_on_the_same_browsers(self, render_pool):
+    def test_versions_alternate_on_the_same_browsers(self, browser_pool):
         # Tabs wait with the 2.x page; a 1.x sketch loads its page first.
         for _ in range(2):
             for text, brush in ((BRUSH_1_SKETCH, "1"), (LINES, "2")):
-                outcome = render_text(render_pool, text, seed=1, brush="auto")
+                outcome = render_text(browser_pool, text, seed=1, brush="auto")
                 assert outcome.status == "ok", outcome.report()
                 assert outcome.brush_version == brush

@@ -38,7 +38,7 @@ def png_digest(render: Render) -> str:
 @pytest.mark.django_db
 class TestOneSeedAndOneDrawOfReferencesPerGroup:
     @pytest.fixture
-    def rubric_reward(self, media, render_pool):
+    def rubric_reward(self, media, browser_pool):
         from training.judges.local import LocalRewardModelJudge
         from training.reward_signals import SignalContext
         from training.runs.callbacks import RunLease, StepBook
@@ -55,7 +55,7 @@ class TestOneSeedAndOneDrawOfReferencesPerGroup:
             context=SignalContext(judge=judge, scorer=judge, snapshot=world.snapshot,
                                   seed=SEED),
             num_generations=GENERATIONS, scale_rewards="group", seed=SEED,
-            renderer=ProcessRenderer(render_pool), lease=RunLease(run.pk, "here"), book=book)
+            renderer=ProcessRenderer(browser_pool), lease=RunLease(run.pk, "here"), book=book)
         return reward, run
 
     @staticmethod

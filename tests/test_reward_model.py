@@ -24,10 +24,10 @@ from pool.reward.data import (
 from pool.reward.features import decode, load_images
 from pool.reward.metrics import (
     accuracy_interval,
-    calibration,
     evidence_warning,
     grade_boundaries,
     pairwise_accuracy,
+    probability_calibration,
 )
 from pool.reward.model import Scorer
 from pool.reward.train import TrainingCancelled, fit, new_scorer
@@ -137,7 +137,7 @@ class TestMetrics:
 
     def test_calibration_of_confident_right_scores_is_near_perfect(self):
         scores, grades = np.array([0.0, 10.0, 20.0] * 5), np.array([0, 1, 2] * 5)
-        result = calibration(scores, grades)
+        result = probability_calibration(scores, grades)
         assert result["pairs"] == 75 and result["ece"] < 0.01
 
     def test_the_interval_holds_the_accuracy_and_narrows_with_more_renders(self):

@@ -20,10 +20,11 @@ from django.urls import reverse
 
 from files.s3 import s3_storage
 from jobs.models import JobStatus
+from jobs.runner import job_run_here
 from pool.export import snapshot_export_zip
 from pool.services import snapshot_freeze
 from sketches import services
-from sketches.importing.jobs import import_job_create, import_job_run
+from sketches.importing.jobs import import_job_create
 from sketches.models import Render, Sketch
 from tests.pool_data import grades_give, pool_renders_create
 from tests.ports import free_port
@@ -163,7 +164,7 @@ def test_an_import_reads_its_upload_from_the_bucket(bucket, django_user_model):
     assert job.archive.name in bucket.keys()
     assert bucket.read(job.archive.name) == line
 
-    job = import_job_run(job_id=job.pk)
+    job = job_run_here(kind="import", pk=job.pk)
     assert job.status == JobStatus.DONE, job.error
     assert Sketch.objects.filter(prompt="from the bucket").count() == 1
 

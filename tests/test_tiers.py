@@ -20,7 +20,7 @@ class TestTiersOf:
         assert tiers_of(set(), set(), database=True) == {"services"}
 
     def test_a_browser_test_without_a_database_is_not_unit(self):
-        assert tiers_of({"render_pool"}, set(), database=False) == {"browser"}
+        assert tiers_of({"browser_pool"}, set(), database=False) == {"browser"}
         assert tiers_of(set(), {"browser"}, database=False) == {"browser"}
 
     def test_a_slow_test_with_a_database_is_its_slow_tiers_alone(self):

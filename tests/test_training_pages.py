@@ -24,6 +24,7 @@ from tests.rating_data import curator_create
 from tests.run_data import GENERATIONS, GROUPS, run_create, steps_create
 from training.models import (
     Judge,
+    PolicyBuild,
     PromptSet,
     Rollout,
     Rubric,
@@ -31,8 +32,7 @@ from training.models import (
     TrainingRun,
     TrainingStep,
 )
-from training.policy.build_status import build_tracked
-from training.policy.sft import SftProgress
+from training.policy.services import build_folder
 from training.runs.services import launched_config, run_actions
 
 RUNS = reverse("training:runs")
@@ -217,24 +217,27 @@ class TestRunPage:
     def test_the_runs_list_follows_the_built_in_policy_build(self, staff, settings, tmp_path):
         settings.PAINTRL_POLICY_DIR = str(tmp_path / "builtin")
         assert "Not built yet" in staff.get(RUNS).content.decode()
-        with build_tracked(tmp_path / "builtin") as tracker:
-            tracker.progress(SftProgress(step=300, loss=1.9, learning_rate=5e-3,
-                                         tokens_per_s=8000, epoch=0.4, elapsed_s=240, done=0.4))
-            text = staff.get(RUNS).content.decode()
-            assert "Being built" in text and "step 300, loss 1.900" in text
-            assert 'value="40"' in text and 'hx-trigger="every 5s"' in text
-            panel = staff.get(RUNS, headers={"HX-Request": "true", "HX-Target": "policy-state"})
-            assert panel.content.decode().lstrip().startswith('<section class="card policy-state"')
-            (tmp_path / "builtin").mkdir()
-            (tmp_path / "builtin" / "config.json").write_text("{}")
+        build = PolicyBuild.objects.create(
+            out=build_folder(tmp_path / "builtin"), status="running", started=timezone.now(),
+            heartbeat=timezone.now(), worker="trainhost:42:ab",
+            progress={"message": "training: step 300, loss 1.900", "done": 0.4,
+                      "sft_elapsed_s": 240})
+        text = staff.get(RUNS).content.decode()
+        assert "Being built on trainhost" in text and "step 300, loss 1.900" in text
+        assert 'value="40"' in text and 'hx-trigger="every 5s"' in text
+        panel = staff.get(RUNS, headers={"HX-Request": "true", "HX-Target": "policy-state"})
+        assert panel.content.decode().lstrip().startswith('<section class="card policy-state"')
+        (tmp_path / "builtin").mkdir()
+        (tmp_path / "builtin" / "config.json").write_text("{}")
+        PolicyBuild.objects.filter(pk=build.pk).update(status="done")
         text = staff.get(RUNS).content.decode()
         assert "Ready in" in text and "hx-trigger" not in text.split("policy-state")[1][:200]
 
     def test_a_failed_build_says_why(self, staff, settings, tmp_path):
         settings.PAINTRL_POLICY_DIR = str(tmp_path / "builtin")
-        with pytest.raises(OSError), build_tracked(tmp_path / "builtin") as tracker:
-            tracker.log("tokenizer: fitting")
-            raise OSError("No space left on device")
+        PolicyBuild.objects.create(out=build_folder(tmp_path / "builtin"), status="failed",
+                                   error="OSError: No space left on device",
+                                   progress={"message": "tokenizer: fitting"})
         text = staff.get(RUNS).content.decode()
         assert "failed: OSError: No space left on device" in text and "Not built yet" in text
 

@@ -259,7 +259,7 @@ class TestOnTheTrainWorker:
 @pytest.mark.django_db
 class TestScores:
     def test_a_picture_scores_its_win_probability_a_rejected_sketch_0_an_unavailable_none(
-            self, media, render_pool, test_policy):
+            self, media, browser_pool, test_policy):
         import torch
 
         from sketches.rendering import OK, UNAVAILABLE, RenderOutcome
@@ -272,7 +272,7 @@ class TestScores:
         world, yardstick = yardstick_world()
         run = services.run_launch(run=make_run(test_policy, probe_every=1, yardstick=yardstick,
                                                snapshot=world.snapshot))
-        renderer = ProcessRenderer(render_pool)
+        renderer = ProcessRenderer(browser_pool)
         prober = Prober(run_id=run.pk, plan=ProbePlan.from_launched(run.launched_config),
                         renderer=renderer)
         rendered = renderer([assistant_text(read_sketch("good/lines.js")),

@@ -425,7 +425,7 @@ class TestRewardFunction:
     """The reward function on its own, with the real render pool."""
 
     def test_a_picture_no_judge_scored_has_no_total_and_is_stored_with_its_png(
-            self, media, render_pool, test_policy):
+            self, media, browser_pool, test_policy):
         from transformers import TrainerState
 
         from training.policy.chat import assistant_text
@@ -446,7 +446,7 @@ class TestRewardFunction:
         reward = RubricReward(
             run_id=run.pk, specs=specs,
             context=SignalContext(judge=None, scorer=None), num_generations=2,
-            scale_rewards="group", seed=7, renderer=ProcessRenderer(render_pool),
+            scale_rewards="group", seed=7, renderer=ProcessRenderer(browser_pool),
             lease=RunLease(run.pk, "here"), book=book)
         lines = assistant_text(read_sketch("good/lines.js"))
         texts = [lines, "no sketch in this reply", lines, lines]

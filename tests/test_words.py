@@ -88,9 +88,9 @@ class TestRunPage:
         run.chat_template_kwargs, run.renders = {"enable_thinking": False}, "fleet"
         run.save()
         html = unescape(admin_client.get(reverse("training:run", args=[run.pk])).content.decode())
-        assert ("; 2 processes; vLLM server at 127.0.0.1:8000; chat template "
-                '{"enable_thinking": false}; renders by the render workers (the render queue)'
-                in html)
+        assert ('; chat template {"enable_thinking": false}; use vLLM yes; vLLM mode server '
+                "(`trl vllm-serve` on other GPUs); processes 2; renders by the render workers "
+                "(the render queue)" in html)
 
     @pytest.mark.parametrize(("generations", "words"), [
         (1, "1 generation ×"), (2, "2 generations ×")])

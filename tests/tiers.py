@@ -7,7 +7,7 @@ tier.
 A test in a slow tier (browser, worker, training) gets that tier alone; any
 other gets `unit` (no database) or `services` (the database), so `-m unit`
 never starts a browser. A test is tiered by the fixtures it uses
-(TIER_FIXTURES), so a new test that takes `render_pool` or `train_worker` is
+(TIER_FIXTURES), so a new test that takes `browser_pool` or `train_worker` is
 tiered by construction; a test that starts Chromium or a worker by hand
 carries the marker itself, and the helpers that start them call
 tier_require, which fails a test that does not."""
@@ -20,7 +20,7 @@ import pytest
 # The slow tiers, by the fixtures that put a test in them. `live_server` is
 # here because every test that serves the app to a page drives Chromium.
 TIER_FIXTURES = {
-    "browser": {"render_pool", "short_deadline_pool", "live_server", "render_worker"},
+    "browser": {"browser_pool", "short_deadline_browsers", "live_server", "render_worker"},
     "worker": {"render_worker", "train_worker", "short_worker"},
     "training": {"test_policy", "canned_policy"},
 }

@@ -3,6 +3,12 @@ dataclass (the job's config), so that everything else about a setting follows
 from that one line instead of being written again beside it.
 
 A field made with `setting()` carries in its metadata
+- the row's field (a Django model field: type, default, help, choices,
+  verbose name), from which `settings_model` builds the abstract model a
+  job's row inherits (its admin form follows), or, for a job that stores its
+  settings only as JSON (a calibration), `form_fields` its form's fields;
+  a setting with choices is checked against them (`choice_problems`),
+- its short name where runs are compared or summed up (`label`),
 - the admin section that shows it (`sections`: the admin's fieldsets),
 - the TRL argument that receives it as it is, or None where the engine
   derives TRL's arguments from it or TRL never sees it (`trl_arguments`:
@@ -14,7 +20,8 @@ A field made with `setting()` carries in its metadata
 `Config` is the base: checks run once in __post_init__ and report every
 problem at once, each naming its values; a stored config (from_dict) refuses
 keys it does not know and keys it lacks, but for those stored_before fills in.
-A new setting is one `setting()` line (and its check) plus its test.
+A new setting is one `setting()` line (and its check) plus its test, and a
+migration for the row's new field.
 """
 from __future__ import annotations
 
@@ -22,6 +29,10 @@ import copy
 import dataclasses
 from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any, ClassVar
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.db import models
 
 
 class ConfigError(ValueError):
@@ -32,13 +43,16 @@ class ConfigError(ValueError):
         self.problems = problems
 
 
-def setting(section: str, *, trl: str | None = None, before: Any = MISSING,
-            default: Any = MISSING) -> Any:
-    """A config field (module docstring): shown in admin `section`, passed to
-    TRL as argument `trl` (None: not as it is), read as `before` from configs
-    stored before it existed. `default` only for settings a job has no row
-    field to take a default from."""
-    metadata = {"section": section, "trl": trl}
+def setting(section: str, field: models.Field | None = None, *, trl: str | None = None,
+            before: Any = MISSING, default: Any = MISSING, label: str = "") -> Any:
+    """A config field (module docstring): `field` is the row's (or the
+    form's) field, shown in admin `section`, passed to TRL as argument `trl`
+    (None: not as it is), read as `before` from configs stored before it
+    existed, named `label` where runs are compared (else the field's verbose
+    name). `default` only for settings no row holds (a calibration's, whose
+    `field` is its form's): a new job starts from it; where a row holds the
+    setting, its field's default is the one."""
+    metadata = {"section": section, "trl": trl, "field": field, "label": label}
     if before is not MISSING:
         metadata["before"] = before
     if isinstance(default, dict | list):
@@ -61,8 +75,9 @@ class Config:
             raise self.error(problems)
 
     def problems(self) -> list[str]:
-        """Every reason these settings cannot run, each naming its values."""
-        return []
+        """Every reason these settings cannot run, each naming its values.
+        Subclasses extend it; the base checks each setting with choices."""
+        return choice_problems(self)
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -98,6 +113,72 @@ class Config:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def declared_field(f: dataclasses.Field) -> models.Field | None:
+    """The Django field setting() declared for config field `f` (None: none)."""
+    return f.metadata.get("field")
+
+
+def label(f: dataclasses.Field) -> str:
+    """A setting's short name where runs are compared or summed up."""
+    field = declared_field(f)
+    return f.metadata.get("label") or (field.verbose_name if field and field.verbose_name
+                                        else f.name.replace("_", " "))
+
+
+def choice_problems(config: Config) -> list[str]:
+    """Each setting whose field has choices and whose value is not one of them."""
+    problems = []
+    for f in fields(config):
+        field = declared_field(f)
+        if field is None or not field.choices:
+            continue
+        allowed = [str(value) for value, _ in field.flatchoices]
+        if getattr(config, f.name) not in allowed:
+            problems.append(f"{f.name} must be one of {', '.join(allowed)}, "
+                            f"got {getattr(config, f.name)!r}")
+    return problems
+
+
+def settings_model(config: type[Config], *, name: str, module: str,
+                   doc: str = "") -> type[models.Model]:
+    """An abstract model with a field per setting of `config` that declares
+    one (a copy of it each time, as Django needs), in the config's order: a
+    job's row inherits it, so the row holds the defaults a new job starts
+    from. Its clean() asks the config, so the admin refuses what a launch
+    would, with the same words."""
+
+    def clean(self):
+        # The config's fields only: a wider row (a run's name, its rubric)
+        # is checked by its own service.
+        super(model, self).clean()
+        if problems := config.problems_of(self):
+            raise ValidationError(problems)
+
+    attrs = {f.name: declared_field(f).clone() for f in fields(config) if declared_field(f)}
+    model = type(name, (models.Model,), {
+        **attrs, "__module__": module, "__doc__": doc or f"{config.__name__}'s settings.",
+        "Meta": type("Meta", (), {"abstract": True}), "clean": clean})
+    return model
+
+
+def form_fields(config: type[Config], names: tuple[str, ...]) -> dict[str, forms.Field]:
+    """Form fields for settings `names` of `config`, built from their
+    declared fields (a calibration's form: its settings have no row)."""
+    found = {f.name: f for f in fields(config)}
+    built = {}
+    for name in names:
+        f = found[name]
+        field = declared_field(f)
+        # The declared validators (a calibration's upper bounds) on the form too.
+        form_field = field.formfield(validators=field.validators)
+        if f.metadata.get("label"):
+            form_field.label = f.metadata["label"][:1].upper() + f.metadata["label"][1:]
+        if f.default is not MISSING:
+            form_field.initial = f.default
+        built[name] = form_field
+    return built
 
 
 def sections(cls: type[Config], order: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -2,7 +2,8 @@
 is ready (apps.py)."""
 from jobs.registry import JobKind, job_kind_register
 
-from .models import Calibration, PromptOptimisation, Replay, TrainingRun
+from .models import Calibration, PolicyBuild, PromptOptimisation, Replay, TrainingRun
+from .policy.services import PolicyBuildError
 from .runs.conf import stale_s
 
 # Seconds to minutes of judging: the short worker.
@@ -39,3 +40,15 @@ CALIBRATION = job_kind_register(JobKind(
     # One pass of sampling and judging, shorter than a run: half a day, so a
     # hung judge cannot hold the train worker.
     time_limit_s=12 * 3600.0))
+# A build samples nothing but trains on the CPU or GPU for minutes to an
+# hour: the train worker, which has the cores for it.
+POLICY_BUILD = job_kind_register(JobKind(
+    name="policy_build", label="Policy build", model=PolicyBuild, queue="train",
+    url_name="admin:training_policybuild_change",
+    body="training.policy.job.policy_build_body",
+    progress="training.policy.selectors.policy_build_progress",
+    failed_as_is=(FileExistsError, PolicyBuildError),
+    # The recipe trains for fixed steps and yields to renders, so a busy
+    # machine makes it slower, not endless: six hours frees the train worker
+    # from one that hung.
+    time_limit_s=6 * 3600.0))

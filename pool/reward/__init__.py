@@ -4,7 +4,7 @@
     features.py   PNG -> small RGB tensor, with a decode cache
     model.py      the scorers: a small CNN from scratch, or a head on a local backbone
     train.py      Bradley-Terry training with early stopping, progress and cancel hooks
-    metrics.py    pairwise accuracy, per-grade score distributions, calibration
+    metrics.py    pairwise accuracy, per-grade score distributions, probability calibration
     scoring.py    batched scoring of renders into Render.taste_score
     simulated.py  the simulated curator (a fixed rule over painter metadata)
     disjoint.py   a yardstick's data: the grades another model never trained on

@@ -4,8 +4,9 @@
 - comparison accuracy: of the curators' comparisons (one render preferred to
   another of the same prompt), how often the preferred one scores higher;
 - per-grade score distributions: where nope, okay and love land on the scale;
-- calibration: the Bradley-Terry probability sigmoid(s_a - s_b) that a beats
-  b, against how often a's grade really is higher, in bins;
+- probability calibration: the Bradley-Terry probability sigmoid(s_a - s_b)
+  that a beats b, against how often a's grade really is higher, in bins
+  (stored under "calibration"; not training's reference calibration);
 - grade boundaries: the scores that best separate nope from okay and okay
   from love (the queue's "most informative first" order puts renders nearest
   a boundary first);
@@ -120,7 +121,7 @@ def grade_distributions(scores: np.ndarray, grades: np.ndarray) -> dict[str, dic
     return out
 
 
-def calibration(scores: np.ndarray, grades: np.ndarray, bins: int = 10) -> dict:
+def probability_calibration(scores: np.ndarray, grades: np.ndarray, bins: int = 10) -> dict:
     """Bins of predicted P(first beats second) over every pair with different
     grades, each with its observed win rate; `ece` is the pair-weighted mean
     gap between the two (0 is perfectly calibrated)."""
@@ -175,7 +176,8 @@ def evaluate(scores: np.ndarray, grades: np.ndarray) -> dict:
             "renders": int(len(scores)),
             "pairs": int(len(ordered_pairs(grades))),
             "by_grade": grade_distributions(scores, grades),
-            "calibration": calibration(scores, grades)}
+            # The key predates the name: stored models' metrics read it.
+            "calibration": probability_calibration(scores, grades)}
 
 
 def split_metrics(scores, grades, split: dict) -> dict:

@@ -84,10 +84,14 @@ def code_decode(data: bytes) -> str:
         code = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise ItemError(ErrorCode.NOT_UTF8, f"not UTF-8 text (byte {exc.start})") from exc
-    return code_check(code)
+    return imported_code_check(code)
 
 
-def code_check(code: str) -> str:
+def imported_code_check(code: str) -> str:
+    """`code` of an imported item, once it is text and not empty. Unlike
+    code a person writes (sketches.editing.written_code_check), a syntax
+    error is kept: an import is a record of what was written, and its
+    render says what is wrong with it."""
     text_check(code, ErrorCode.NOT_UTF8)
     if not code.strip():
         raise ItemError(ErrorCode.EMPTY_CODE, "no code in it")
@@ -247,7 +251,7 @@ def _jsonl_loader(name: str, line_no: int, raw: bytes, limits: ImportLimits,
                   source_name: str) -> Callable[[], Candidate]:
     def load() -> Candidate:
         line = sketch_line_parse(line_no, raw)
-        code = code_check(line.code)
+        code = imported_code_check(line.code)
         size = len(code.encode("utf-8"))
         if size > limits.max_file_bytes:
             raise ItemError(ErrorCode.FILE_TOO_LARGE,

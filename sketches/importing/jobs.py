@@ -8,7 +8,7 @@ from django.db import transaction
 
 from files.stored import local_copy
 from jobs.dispatch import job_enqueue
-from jobs.runner import Ending, Running, job_run
+from jobs.runner import Ending, Running
 
 from ..brush_api import AUTO_BRUSH, brush_choice_check
 from ..models import ImportJob
@@ -28,15 +28,6 @@ def import_job_create(*, upload: UploadedFile, kind: str, uploaded_by,
     job.save()
     job_enqueue(job=job)
     return job
-
-
-def import_job_run(*, job_id: int) -> ImportJob:
-    """Run the import of one job in this process (what its worker runs): one
-    already finished, or held by another worker, is left alone; one whose
-    worker died is run again, which is safe because the import skips what
-    it already stored."""
-    job_run(kind="import", pk=job_id)
-    return ImportJob.objects.get(pk=job_id)
 
 
 def import_job_body(running: Running) -> Ending:

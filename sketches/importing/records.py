@@ -19,7 +19,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ..brush_api import BRUSH_CHOICES
+from ..brush_api import BRUSHES
 from .errors import ErrorCode, ItemError
 
 # Render seeds are stored in a 32-bit integer column.
@@ -135,9 +135,9 @@ def _seed(obj: dict) -> int:
 
 def _brush(obj: dict) -> str | None:
     brush = obj.get("brush")
-    if brush is not None and brush not in BRUSH_CHOICES:
+    if brush is not None and brush not in BRUSHES:
         raise ItemError(ErrorCode.BAD_LINE, f"'brush' must be one of "
-                                            f"{', '.join(BRUSH_CHOICES)}, got {brush!r}")
+                                            f"{', '.join(BRUSHES)}, got {brush!r}")
     return brush
 
 

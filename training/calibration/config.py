@@ -9,13 +9,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.core.validators import MaxValueValidator
+from django.db import models
+
 from pool.band import PER_MEMBER
 
 from ..config_base import ConfigError, setting
-from ..sampling.conf import RENDERS
+from ..sampling.conf import Renders
 from ..sampling.config import SamplingConfig
 
 JOB = "Calibration"
+
+# The calibration's own settings a person chooses at launch (its form's, and
+# calibration_launch's keywords beside sampling's); the rest the launch derives.
+CHOSEN = ("samples_per_prompt", "per_member", "seed")
 
 # What the launch stores beside the settings in Calibration.config (the
 # prompt set's name, the package versions, when): read by the pages, not here.
@@ -38,12 +45,21 @@ class CalibrationConfig(SamplingConfig):
     # --- the policy's rollouts (and SamplingConfig's settings) --------------
     prompts: list[str] = setting(JOB)
     system_prompt: dict = setting(JOB)  # {"id", "label", "text"}
-    samples_per_prompt: int = setting(JOB)  # rollouts of each prompt, drawn at the prompt's seed
+    # The upper bounds keep one calibration to minutes on the train worker.
+    samples_per_prompt: int = setting(JOB, models.PositiveSmallIntegerField(
+        validators=[MaxValueValidator(64)],
+        help_text="Rollouts of each prompt, drawn at the prompt's seed."), default=4)
     # the worker's browsers, or "fleet" (PAINTRL_RUN_RENDERS)
-    renders: str = setting(JOB, before="process")
+    renders: str = setting(JOB, models.CharField(max_length=10, choices=Renders.choices),
+                           before="process")
     # --- the comparisons ----------------------------------------------------
-    per_member: int = setting(JOB, default=PER_MEMBER)  # rollouts each member meets
-    seed: int = setting(JOB, default=0)  # the prompts' sampling and render seeds, who meets whom
+    per_member: int = setting(JOB, models.PositiveSmallIntegerField(
+        validators=[MaxValueValidator(256)],
+        help_text="Rollouts each reference meets, its own subject's first. A hosted judge is "
+                  "asked members x this many times."),
+        default=PER_MEMBER, label="comparisons per member")
+    seed: int = setting(JOB, models.IntegerField(
+        help_text="The prompts' sampling and render seeds, and who meets whom."), default=0)
 
     def problems(self) -> list[str]:
         problems = super().problems()  # the sampling settings'
@@ -54,8 +70,6 @@ class CalibrationConfig(SamplingConfig):
                             f"{self.samples_per_prompt}")
         if self.per_member < 1:
             problems.append(f"comparisons per member must be at least 1, got {self.per_member}")
-        if self.renders not in RENDERS:
-            problems.append(f"renders must be one of {', '.join(RENDERS)}, got {self.renders!r}")
         return problems
 
     @property

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from django import forms
 
-from pool.band import PER_MEMBER
 from pool.forms import dated_placeholder
 from pool.models import PoolSnapshot
 
+from ..config_base import form_fields
 from ..models import Judge, PromptSet, SystemPrompt, TrainingRun
+from .config import CHOSEN, CalibrationConfig
 
 
 class CalibrationForm(forms.Form):
@@ -31,12 +32,10 @@ class CalibrationForm(forms.Form):
     system_prompt = forms.ModelChoiceField(
         queryset=SystemPrompt.objects.order_by("name", "-version"), required=False,
         help_text="Blank: the run's, or the newest preset.")
-    samples_per_prompt = forms.IntegerField(min_value=1, max_value=64, initial=4)
-    per_member = forms.IntegerField(
-        min_value=1, max_value=256, initial=PER_MEMBER, label="Comparisons per member",
-        help_text="Rollouts each reference meets, its own subject's first. A hosted judge is "
-                  "asked members x this many times.")
-    seed = forms.IntegerField(initial=0)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields.update(form_fields(CalibrationConfig, CHOSEN))
 
     def clean(self):
         data = super().clean()

@@ -15,14 +15,14 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
-from jobs.dispatch import job_enqueue
 from jobs.services import Cancel, job_cancel
-from pool.band import PER_MEMBER, CalibrationError, WinRate, band_problems, in_band
+from pool.band import CalibrationError, WinRate, band_problems, in_band
 from pool.models import PoolSnapshot
 from pool.services import snapshot_derive
 
 from ..judges import JudgeUnavailable, judge_backend
 from ..judges.base import COMPARE_Q
+from ..launch import job_launch
 from ..models import Calibration, Judge, MemberWinRate, PromptSet, SystemPrompt, TrainingRun
 from ..policy import policy_path, trained_policy_dir
 from ..policy.build import policy_exists
@@ -30,7 +30,7 @@ from ..presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
 from ..sampling import conf
 from ..sampling.config import SamplingConfig
 from ..sampling.launch import judge_launched, package_versions, policy_missing
-from .config import CalibrationConfig, CalibrationConfigError
+from .config import CHOSEN, CalibrationConfig, CalibrationConfigError
 
 
 class CalibrationLaunchError(ValueError):
@@ -40,16 +40,16 @@ class CalibrationLaunchError(ValueError):
 def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None,
                        base_model: str = "", judge: Judge | None = None,
                        prompt_set: PromptSet | None = None,
-                       system_prompt: SystemPrompt | None = None, samples_per_prompt: int = 4,
-                       per_member: int = PER_MEMBER, seed: int = 0, user=None,
-                       **sampling) -> Calibration:
+                       system_prompt: SystemPrompt | None = None, user=None,
+                       **settings) -> Calibration:
     """Check, freeze and queue a calibration of `snapshot` against a policy:
     `run`'s trained policy, else the checkpoint folder `base_model`, else the
     built-in one. A choice left None is the run's (its judge, prompts, system
-    prompt and sampling), else the preset's; `sampling` sets any of
-    SamplingConfig's settings. Refused with every reason at once."""
-    if unknown := set(sampling) - set(SamplingConfig.names()):
-        raise TypeError(f"calibration_launch() got settings that are not sampling's: "
+    prompt and sampling), else the preset's; `settings` sets any of
+    SamplingConfig's settings and the calibration's own (CHOSEN: left out,
+    CalibrationConfig's defaults). Refused with every reason at once."""
+    if unknown := set(settings) - {*SamplingConfig.names(), *CHOSEN}:
+        raise TypeError(f"calibration_launch() got settings that are not a calibration's: "
                         f"{sorted(unknown)}")
     policy = calibration_policy(run=run, base_model=base_model)
     judge = judge or (run.judge if run else Judge.objects.filter(name=LOCAL_JUDGE).first())
@@ -62,32 +62,28 @@ def calibration_launch(*, snapshot: PoolSnapshot, run: TrainingRun | None = None
                if row is None]
     if missing:
         raise CalibrationLaunchError("the calibration cannot be launched: " + "; ".join(missing))
-    # A choice left None: the run's sampling, else a new run's defaults.
-    sampling = {**SamplingConfig.of(run or TrainingRun()).to_dict(),
-                **{name: value for name, value in sampling.items() if value is not None}}
+    # A sampling setting left None: the run's, else a new run's defaults.
+    settings = {**SamplingConfig.of(run or TrainingRun()).to_dict(),
+                **{name: value for name, value in settings.items() if value is not None}}
     problems = []
     try:
         config = CalibrationConfig(
             policy=policy, judge=judge_launched(judge), prompts=list(prompt_set.prompts or []),
             system_prompt={"id": system_prompt.pk, "label": str(system_prompt),
                            "text": system_prompt.text},
-            samples_per_prompt=samples_per_prompt, per_member=per_member, seed=seed,
-            renders=conf.renders_default(), **sampling)
+            renders=conf.renders_default(), **settings)
     except CalibrationConfigError as error:
         config, problems = None, list(error.problems)
     problems.extend(calibration_problems(snapshot=snapshot, judge=judge, policy=policy))
-    if problems:
-        raise CalibrationLaunchError("the calibration cannot be launched: " + "; ".join(problems))
-    with transaction.atomic():
-        calibration = Calibration.objects.create(
-            snapshot=snapshot, run=run, created_by=user,
-            config={**config.to_dict(), "prompt_set": {"id": prompt_set.pk,
-                                                        "name": prompt_set.name},
-                    "versions": package_versions(("transformers", "torch")),
-                    "launched": timezone.now().isoformat()},
-            progress={"stage": "queued"})
-        job_enqueue(job=calibration)
-    return calibration
+    return job_launch(
+        model=Calibration, name="the calibration", problems=problems, error=CalibrationLaunchError,
+        frozen=lambda: {
+            "snapshot": snapshot, "run": run, "created_by": user,
+            "config": {**config.to_dict(), "prompt_set": {"id": prompt_set.pk,
+                                                          "name": prompt_set.name},
+                       "versions": package_versions(("transformers", "torch")),
+                       "launched": timezone.now().isoformat()},
+            "progress": {"stage": "queued"}})
 
 
 def calibration_policy(*, run: TrainingRun | None = None, base_model: str = "") -> dict:

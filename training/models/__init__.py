@@ -3,17 +3,18 @@
 module). Import them from here."""
 from __future__ import annotations
 
-from .base import NextVersion, RewardJudges, SamplingSettings
+from .base import NextVersion, RewardJudges
 from .calibrations import Calibration, MemberWinRate
 from .optimisation import PromptCandidate, PromptCandidateQuerySet, PromptOptimisation
+from .policy import PolicyBuild
 from .prompts import PromptSet, SystemPrompt
 from .replays import Replay, ReplayItem
 from .runs import Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
 from .scoring import Judge, JudgeVerdict, Rubric
 
 __all__ = [
-    "NextVersion", "RewardJudges", "SamplingSettings", "Rubric", "Judge", "JudgeVerdict", "Replay",
+    "NextVersion", "RewardJudges", "Rubric", "Judge", "JudgeVerdict", "Replay",
     "ReplayItem", "SystemPrompt", "PromptSet", "TrainingRun", "TrainingStep", "Rollout", "Probe",
     "ProbeSample", "Calibration", "MemberWinRate", "PromptOptimisation", "PromptCandidateQuerySet",
-    "PromptCandidate"
+    "PromptCandidate", "PolicyBuild"
 ]

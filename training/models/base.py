@@ -1,12 +1,15 @@
 """What several of the app's models share: a name versioned per row
-(rubrics, system prompts), the judges a job scores with, and the sampling
-settings a job's row holds."""
+(rubrics, system prompts), the judges a job scores with, and a job launched
+from a draft (a run, a prompt optimisation). (The settings a job's row
+holds are built from its config's declarations:
+training.config_base.settings_model.)"""
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
+from django.conf import settings
 from django.db import models
 from django.db.models import Max
 
+from jobs.models import Job, job_statuses
 from pool.models import PoolSnapshot
 
 
@@ -48,25 +51,35 @@ class RewardJudges(models.Model):
         abstract = True
 
 
-class SamplingSettings(models.Model):
-    """How a job samples its policy, with the defaults a new job starts from:
-    a run's rollouts, a prompt optimisation's candidates (training.sampling.
-    config.SamplingConfig checks them and says why each exists)."""
+class LaunchedJob(Job, RewardJudges):
+    """A job that exists as a draft before it is launched: a run, a prompt
+    optimisation. It is edited while a draft; its launch
+    (training.launch.draft_launch) checks it, freezes what it will use into
+    `launched_config` and queues it; its worker reads that, never the row's
+    live fields. (A calibration has no draft: its launch creates its row,
+    training.launch.job_launch.)"""
 
-    max_completion_length = models.PositiveIntegerField(default=512, help_text="In tokens.")
-    temperature = models.FloatField(default=1.0)
-    chat_template_kwargs = models.JSONField(
+    Status = job_statuses(("DRAFT", "draft", "Draft"), qualname="LaunchedJob.Status",
+                          module=__name__)
+
+    name = models.CharField(max_length=120)
+    base_model = models.CharField(
+        max_length=500, blank=True,
+        help_text="A local Hugging Face checkpoint folder; blank: the built-in tiny policy "
+                  "(manage.py bootstrap_policy).")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT,
+                              db_index=True)
+    launched_config = models.JSONField(
         default=dict, blank=True,
-        help_text='Passed to the chat template, e.g. {"enable_thinking": false} for a Qwen3 '
-                  "checkpoint (its thinking would eat the completion budget).")
+        help_text="What the job used, copied at launch: rubric signals, prompts, policy path, "
+                  "its settings; what else its kind needs (a run's system prompt, a prompt "
+                  "optimisation's seed prompt and reflection endpoint).")
+    dropped_signals = models.JSONField(
+        default=list, blank=True,
+        help_text="Signals dropped at launch because the judges could never answer them: "
+                  "[{name, kind, weight, reason}]. Totals are computed without them.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
 
-    class Meta:
+    class Meta(Job.Meta):
         abstract = True
-
-    def clean(self):
-        super().clean()
-        # The template takes keyword arguments: a list or a number there fails
-        # only when the job starts, long after the form said it was saved.
-        if not isinstance(self.chat_template_kwargs, dict):
-            raise ValidationError({"chat_template_kwargs": "must be a JSON object of keyword "
-                                   'arguments, e.g. {"enable_thinking": false}'})

@@ -1,17 +1,15 @@
 """System prompt optimisations (GEPA) and the candidates they found."""
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 
-from jobs.models import Job, job_statuses
-
-from .base import RewardJudges, SamplingSettings
+from ..optimiser.config import OptimisationSettings
+from .base import LaunchedJob
 from .prompts import PromptSet, SystemPrompt
 from .scoring import Judge, Rubric
 
 
-class PromptOptimisation(Job, RewardJudges, SamplingSettings):
+class PromptOptimisation(LaunchedJob, OptimisationSettings):
     """A system prompt evolved by GEPA (the `gepa` package) against a rubric:
     each candidate prompt is scored by sampling the policy with it on the
     prompt set, rendering and scoring the samples; a reflection model (an
@@ -19,13 +17,6 @@ class PromptOptimisation(Job, RewardJudges, SamplingSettings):
     and the unknown brush methods, and writes the next candidate. A draft
     until launched; run by training.optimiser.job on the train worker."""
 
-    Status = job_statuses(("DRAFT", "draft", "Draft"), qualname="PromptOptimisation.Status",
-                          module=__name__)
-
-    name = models.CharField(max_length=120)
-    base_model = models.CharField(
-        max_length=500, blank=True,
-        help_text="A local Hugging Face checkpoint folder; blank: the built-in tiny policy.")
     prompt_set = models.ForeignKey(PromptSet, on_delete=models.PROTECT, related_name="+",
                                    help_text="Each prompt is one example GEPA scores.")
     seed_prompt = models.ForeignKey(SystemPrompt, on_delete=models.PROTECT, related_name="+",
@@ -36,30 +27,8 @@ class PromptOptimisation(Job, RewardJudges, SamplingSettings):
         Judge, on_delete=models.PROTECT, related_name="+", verbose_name="reflection model",
         help_text="An openai judge row: its base URL, model, key variable, timeout and retries "
                   "are the reflection model's (blank ones fall back to PAINTRL_JUDGE_*).")
-    # Budget and sampling
-    max_metric_calls = models.PositiveIntegerField(
-        default=60, help_text="GEPA's budget: one metric call scores one prompt (its samples) "
-                              "for one candidate. The seed alone takes one per prompt.")
-    minibatch_size = models.PositiveSmallIntegerField(
-        default=3, help_text="Prompts GEPA reflects on, and tries a new candidate on, each "
-                             "iteration.")
-    samples_per_prompt = models.PositiveSmallIntegerField(
-        default=2, help_text="Samples of each prompt a candidate is scored on (their mean).")
-    seed = models.IntegerField(
-        default=0, help_text="Seeds GEPA's choices and each prompt's samples and render: every "
-                             "candidate is sampled at the same seeds.")
-    # State
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT,
-                              db_index=True)
-    launched_config = models.JSONField(
-        default=dict, blank=True,
-        help_text="What the job used, copied at launch: rubric signals, seed prompt text, "
-                  "prompts, policy path, reflection endpoint.")
-    dropped_signals = models.JSONField(default=list, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                                   on_delete=models.SET_NULL, related_name="+")
 
-    class Meta(Job.Meta):
+    class Meta(LaunchedJob.Meta):
         verbose_name = "system prompt optimisation"
 
     def __str__(self) -> str:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..config_base import ConfigError, setting
+from django.db import models
+
+from ..config_base import ConfigError, setting, settings_model
 from ..sampling.config import SamplingConfig
 
 BUDGET = "Reflection and budget"
@@ -22,13 +24,17 @@ class OptimisationConfig(SamplingConfig):
     error = OptimisationConfigError
     stored_as = "stored prompt optimisation settings"
 
-    # GEPA's budget: one metric call scores one prompt (its samples) for one candidate.
-    max_metric_calls: int = setting(BUDGET)
-    # Prompts GEPA reflects on, and tries a new candidate on, each iteration.
-    minibatch_size: int = setting(BUDGET)
-    samples_per_prompt: int = setting(BUDGET)  # a candidate's score on a prompt: their mean
-    # GEPA's choices and each prompt's samples and render: every candidate at the same seeds.
-    seed: int = setting(BUDGET)
+    max_metric_calls: int = setting(BUDGET, models.PositiveIntegerField(
+        default=60, help_text="GEPA's budget: one metric call scores one prompt (its samples) "
+                              "for one candidate. The seed alone takes one per prompt."))
+    minibatch_size: int = setting(BUDGET, models.PositiveSmallIntegerField(
+        default=3, help_text="Prompts GEPA reflects on, and tries a new candidate on, each "
+                             "iteration."))
+    samples_per_prompt: int = setting(BUDGET, models.PositiveSmallIntegerField(
+        default=2, help_text="Samples of each prompt a candidate is scored on (their mean)."))
+    seed: int = setting(BUDGET, models.IntegerField(
+        default=0, help_text="Seeds GEPA's choices and each prompt's samples and render: every "
+                             "candidate is sampled at the same seeds."))
 
     def problems(self) -> list[str]:
         problems = super().problems()  # the sampling settings'
@@ -61,3 +67,9 @@ class OptimisationConfig(SamplingConfig):
         launched before they were, its row's (what its worker read then)."""
         stored = (job.launched_config or {}).get("settings")
         return cls.of(job) if stored is None else cls.from_dict(stored)
+
+
+# The fields a prompt optimisation's row inherits, one a setting.
+OptimisationSettings = settings_model(
+    OptimisationConfig, name="OptimisationSettings", module=__name__,
+    doc="A prompt optimisation's budget and sampling settings (OptimisationConfig).")

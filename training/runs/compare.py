@@ -5,26 +5,27 @@ last third, slope and its t), the first thing a user of TensorBoard or W&B
 does with two runs."""
 from __future__ import annotations
 
+from dataclasses import fields
+
 from ..charts import PALETTE, lines_svg
+from ..config_base import label
 from ..diagnostics import reward_trend
 from ..models import TrainingRun, TrainingStep
 from . import presenters
+from .config import RunConfig
 from .probe.presenters import gold_compare_chart, probe_compare_chart
 
 # One colour a run: more lines than the palette has colours would repeat one.
 MOST_RUNS = len(PALETTE)
-# What a reader asks first of two runs, in the settings table's order; a row
-# is shown only where the runs differ (the rest is listed once, as shared).
-COMPARED = (("rubric", "rubric"), ("policy", None), ("prompt set", "prompt_set"),
-            ("system prompt", "system_prompt"), ("snapshot", "snapshot"), ("judge", "judge"),
-            ("scorer", "scorer"), ("learning rate", "learning_rate"), ("seed", "seed"),
-            ("generations", "num_generations"), ("prompts per step", "prompts_per_step"),
-            ("steps", "max_steps"), ("max tokens", "max_completion_length"),
-            ("temperature", "temperature"), ("scale rewards", "scale_rewards"),
-            ("beta", "beta"), ("LoRA", "lora"), ("processes", "processes"),
-            ("renders", "renders"), ("probe every", "probe_every"),
-            # Probe scores from different yardsticks are on different scales.
-            ("yardstick", "yardstick"))
+# What a reader asks first of two runs, in the settings table's order: the
+# run's choices, then every setting RunConfig declares, by its label (a row
+# only where the runs differ; the rest is listed once, as shared).
+CHOICES = (("rubric", "rubric"), ("policy", None), ("prompt set", "prompt_set"),
+           ("system prompt", "system_prompt"), ("snapshot", "snapshot"), ("judge", "judge"),
+           ("scorer", "scorer"), ("probe every", "probe_every"),
+           # Probe scores from different yardsticks are on different scales.
+           ("yardstick", "yardstick"))
+COMPARED = (*CHOICES, *((label(f), f.name) for f in fields(RunConfig)))
 
 
 class CompareError(ValueError):
@@ -89,22 +90,11 @@ def settings_table(runs: list[TrainingRun]) -> tuple[list[dict], list[tuple[str,
     """The settings that differ (a row each, a value a run) and those all share."""
     differing, shared = [], []
     for title, field in COMPARED:
-        values = [presenters.run_policy(run) if field is None else _shown(run, field)
-                  for run in runs]
+        values = [presenters.run_policy(run) if field is None
+                  else presenters.setting_shown(run, field) for run in runs]
         if len(set(values)) > 1:
             differing.append({"setting": title, "values": values})
         else:
             shared.append((title, values[0]))
     return differing, shared
 
-
-def _shown(run: TrainingRun, field: str) -> str:
-    value = getattr(run, field)
-    display = getattr(run, f"get_{field}_display", None)
-    if display is not None:
-        return display()
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return "–" if value is None else str(value)

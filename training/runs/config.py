@@ -1,30 +1,78 @@
 """A run's GRPO settings as one object: checked once, frozen at launch
 (TrainingRun.launched_config["grpo"]), read by the engine on the worker.
 
-Each setting is one field (training.config_base.setting): its admin section
-(SECTIONS), the TRL argument it reaches as it is (engine.grpo_args), and for
-a setting added after runs were launched without it, what those runs
-trained with (LAUNCHED_BEFORE: not necessarily today's default) all follow
-from that line. The sampling settings are SamplingConfig's, which this
-extends. The stored configs are flat dictionaries, so the object is flat.
+Each setting is one field (training.config_base.setting): the run's model
+field (type, default, help, choices: TrainingRun inherits RunSettings, built
+from these), its admin section (SECTIONS), its name on the compare page and
+the run page's summary, the TRL argument it reaches as it is
+(engine.grpo_args), and for a setting added after runs were launched
+without it, what those runs trained with (LAUNCHED_BEFORE: not necessarily
+today's default) all follow from that line. The sampling settings are
+SamplingConfig's, which this extends. The stored configs are flat
+dictionaries, so the object is flat.
 
-No field has a default: TrainingRun's fields hold the defaults a new run
-starts from, and a launched config missing a setting is refused rather than
-filled in (the learning-rate default has changed twice: filling it in would
-change what a resume trains), but for those LAUNCHED_BEFORE holds.
+No dataclass field has a default: the model fields hold the defaults a new
+run starts from, and a launched config missing a setting is refused rather
+than filled in (the learning-rate default has changed twice: filling it in
+would change what a resume trains), but for those LAUNCHED_BEFORE holds.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-from ..config_base import ConfigError, sections, setting, stored_before
-from ..models import TrainingRun
+from django.db import models
+
+from sketches.brush_api import DEFAULT_BRUSH
+from sketches.models import BRUSH_CHOICES
+
+from ..config_base import ConfigError, sections, setting, settings_model, stored_before
+from ..sampling.conf import Renders, renders_default
 from ..sampling.config import SECTION as SAMPLING
 from ..sampling.config import SamplingConfig
 
 GRPO, SCALE = "GRPO", "Scale: GPUs, processes, renders, tracking"
 RENDERING = "Rendering"
+
+
+class Schedule(models.TextChoices):
+    CONSTANT = "constant", "constant"
+    LINEAR = "linear", "linear decay"
+    COSINE = "cosine", "cosine"
+
+
+class ScaleRewards(models.TextChoices):
+    GROUP = "group", "by the group's std (GRPO)"
+    BATCH = "batch", "by the batch's std"
+    NONE = "none", "not scaled (Dr. GRPO)"
+
+
+class Device(models.TextChoices):
+    AUTO = "auto", "auto (GPU when there is one)"
+    CPU = "cpu", "CPU"
+    CUDA = "cuda", "CUDA GPU"
+
+
+class VllmMode(models.TextChoices):
+    COLOCATE = "colocate", "colocate (vLLM shares the training GPUs)"
+    SERVER = "server", "server (`trl vllm-serve` on other GPUs)"
+
+
+class Bf16(models.TextChoices):
+    AUTO = "auto", "auto (bf16 where the GPU supports it)"
+    ON = "on", "bf16"
+    OFF = "off", "float32"
+
+
+# The p5.brush a run's sketches render with (sketches.models.BRUSH_CHOICES: its pairs).
+Brush = models.TextChoices("Brush", [(value, (value, label)) for value, label in BRUSH_CHOICES])
+
+
+class ReportTo(models.TextChoices):
+    NONE = "none", "none (the run page only)"
+    TENSORBOARD = "tensorboard", "TensorBoard"
+    TRACKIO = "trackio", "trackio"
+    WANDB = "wandb", "Weights & Biases"
 
 
 class RunConfigError(ConfigError):
@@ -33,62 +81,114 @@ class RunConfigError(ConfigError):
 
 @dataclass(frozen=True, kw_only=True)
 class RunConfig(SamplingConfig):
-    """One run's GRPO settings (TrainingRun's help texts say what each does).
+    """One run's GRPO settings (each field's help text says what it does).
     trl=None: grpo_args derives TRL's arguments from it, or TRL never sees it."""
 
     error = RunConfigError
     stored_as = "launched GRPO settings"
 
     # --- the batch: one optimizer step is one generation batch ----------------
-    # rollouts per prompt (a group): GRPO compares them
-    num_generations: int = setting(GRPO, trl="num_generations")
-    prompts_per_step: int = setting(GRPO)  # groups per step (TRL's batch: micro_batch_size)
-    max_steps: int = setting(GRPO, trl="max_steps")
+    num_generations: int = setting(GRPO, models.PositiveSmallIntegerField(
+        default=8, help_text="Rollouts per prompt (a group)."),
+        trl="num_generations", label="generations")
+    # TRL's batch is derived from it (micro_batch_size)
+    prompts_per_step: int = setting(GRPO, models.PositiveSmallIntegerField(
+        default=1, help_text="Groups per step: the batch is this times num_generations."))
+    max_steps: int = setting(GRPO, models.PositiveIntegerField(default=30), trl="max_steps",
+                             label="steps")
     # --- optimisation ---------------------------------------------------------
-    learning_rate: float = setting(GRPO, trl="learning_rate")
-    lr_schedule: str = setting(GRPO)  # "constant", "linear" or "cosine" (engine.SCHEDULES)
-    warmup_steps: int = setting(GRPO, trl="warmup_steps")
+    learning_rate: float = setting(GRPO, models.FloatField(
+        default=3e-4, help_text="3e-4 suits the built-in tiny policy (benchmarks/grpo_bench.py); "
+                                "a full-size checkpoint wants about 1e-6 to 1e-5."),
+        trl="learning_rate")
+    # TRL's lr_scheduler_type is derived from it (engine.SCHEDULES)
+    lr_schedule: str = setting(GRPO, models.CharField(
+        max_length=10, choices=Schedule.choices, default=Schedule.CONSTANT),
+        label="schedule")
+    warmup_steps: int = setting(GRPO, models.PositiveIntegerField(default=0),
+                                trl="warmup_steps", label="warmup")
     # --- the objective --------------------------------------------------------
-    # "group", "batch" or "none" (Dr. GRPO)
-    scale_rewards: str = setting(GRPO, trl="scale_rewards")
-    beta: float = setting(GRPO, trl="beta")  # KL penalty; 0 loads no reference model
+    scale_rewards: str = setting(GRPO, models.CharField(
+        max_length=10, choices=ScaleRewards.choices, default=ScaleRewards.GROUP),
+        trl="scale_rewards")
+    beta: float = setting(GRPO, models.FloatField(
+        default=0.0, help_text="KL penalty; 0 loads no reference model."), trl="beta")
     # --- what learns ----------------------------------------------------------
-    lora: bool = setting(GRPO)  # LoRA adapters, not all weights (engine.lora_config)
-    lora_rank: int = setting(GRPO)  # read only when lora
+    lora: bool = setting(GRPO, models.BooleanField(
+        default=False, help_text="Train LoRA adapters, not all weights."),
+        label="LoRA")  # engine.lora_config
+    lora_rank: int = setting(GRPO, models.PositiveSmallIntegerField(default=16),
+                             label="LoRA rank")  # read only when lora
     # --- the run --------------------------------------------------------------
-    seed: int = setting(GRPO, trl="seed")
-    device: str = setting(GRPO)  # "auto", "cpu" or "cuda" (TRL's use_cpu)
-    save_steps: int = setting(GRPO, trl="save_steps")  # a checkpoint every N steps
+    seed: int = setting(GRPO, models.IntegerField(default=0), trl="seed")
+    # TRL's use_cpu is derived from it
+    device: str = setting(GRPO, models.CharField(max_length=10, choices=Device.choices,
+                                                 default=Device.AUTO))
+    save_steps: int = setting(GRPO, models.PositiveIntegerField(
+        default=5, help_text="Checkpoint every N steps."), trl="save_steps",
+        label="checkpoint every")
     # --- rendering --------------------------------------------------------------
-    # The p5.brush the rollouts and the probe render with, and whose method
-    # list the gate checks: "2", "1" or "auto" (each sketch by its calls).
     # Runs launched before it existed rendered with 2.x.
-    brush: str = setting(RENDERING, before="2")
+    brush: str = setting(RENDERING, models.CharField(
+        max_length=4, choices=Brush.choices, default=DEFAULT_BRUSH, verbose_name="p5.brush",
+        help_text="The p5.brush version the rollouts and the probe render with, and whose "
+                  "methods the gate allows: 2 (the default, what the system prompts teach), "
+                  "1 (bleed, setHatch, push...), or auto (each sketch by the calls it makes)."),
+        before="2")
     # --- scale: GPUs, processes, renders, tracking -----------------------------
     # Runs launched before these existed trained in one process with
     # transformers' generate, no checkpointing or accumulation, bf16 where the
     # GPU had it, renders in the train worker's browsers, no tracker.
-    use_vllm: bool = setting(SCALE, trl="use_vllm", before=False)  # generate with vLLM
-    vllm_mode: str = setting(SCALE, trl="vllm_mode", before="colocate")  # or "server"
-    # read only in server mode
-    vllm_server_host: str = setting(SCALE, trl="vllm_server_host", before="127.0.0.1")
-    vllm_server_port: int = setting(SCALE, trl="vllm_server_port", before=8000)
-    # read only in colocate mode
-    vllm_gpu_memory_utilization: float = setting(SCALE, trl="vllm_gpu_memory_utilization",
-                                                 before=0.3)
+    use_vllm: bool = setting(SCALE, models.BooleanField(
+        default=False, verbose_name="use vLLM",
+        help_text="Generate with vLLM (a CUDA GPU and the vllm package on the train worker)."),
+        trl="use_vllm", before=False)
+    vllm_mode: str = setting(SCALE, models.CharField(
+        max_length=10, choices=VllmMode.choices, default=VllmMode.COLOCATE,
+        verbose_name="vLLM mode"), trl="vllm_mode", before="colocate")
+    vllm_server_host: str = setting(SCALE, models.CharField(
+        max_length=200, default="127.0.0.1", verbose_name="vLLM server host",
+        help_text="Server mode: where `trl vllm-serve --model <the policy>` listens."),
+        trl="vllm_server_host", before="127.0.0.1")
+    vllm_server_port: int = setting(SCALE, models.PositiveIntegerField(
+        default=8000, verbose_name="vLLM server port"),
+        trl="vllm_server_port", before=8000)
+    vllm_gpu_memory_utilization: float = setting(SCALE, models.FloatField(
+        default=0.3, verbose_name="vLLM GPU memory share",
+        help_text="Colocate mode: the share of each GPU vLLM takes (server mode: the server's "
+                  "own --gpu-memory-utilization)."),
+        trl="vllm_gpu_memory_utilization", before=0.3)
     # transformers 5 renamed it activation_checkpointing
-    gradient_checkpointing: bool = setting(SCALE, trl="activation_checkpointing", before=False)
-    # micro-batches per optimizer step
-    gradient_accumulation_steps: int = setting(SCALE, trl="gradient_accumulation_steps",
-                                               before=1)
-    bf16: str = setting(SCALE, before="auto")  # "auto", "on" or "off" (engine.bf16_on)
+    gradient_checkpointing: bool = setting(SCALE, models.BooleanField(
+        default=False, help_text="Recompute activations in the backward pass: less GPU memory, "
+                                 "about a third more compute."),
+        trl="activation_checkpointing", before=False)
+    gradient_accumulation_steps: int = setting(SCALE, models.PositiveSmallIntegerField(
+        default=1, help_text="Micro-batches per optimizer step: each process computes "
+                             "batch / (processes x this) rollouts at a time."),
+        trl="gradient_accumulation_steps", before=1, label="micro-batches a step")
+    # engine.bf16_on reads it
+    bf16: str = setting(SCALE, models.CharField(max_length=4, choices=Bf16.choices,
+                                                default=Bf16.AUTO, verbose_name="bf16"),
+                        before="auto")
     # `accelerate launch --num_processes`; 1: in the worker's process (supervisor.py)
-    processes: int = setting(SCALE, before=1)
-    # an accelerate config file on the train worker; "": none (supervisor.py)
-    accelerate_config: str = setting(SCALE, before="")
-    # "process" (the train worker's browsers) or "fleet" (the render queue)
-    renders: str = setting(SCALE, before="process")
-    report_to: str = setting(SCALE, trl="report_to", before="none")  # "none" or a tracker
+    processes: int = setting(SCALE, models.PositiveSmallIntegerField(
+        default=1, help_text="Training processes (`accelerate launch`, one per GPU); 1 trains in "
+                             "the train worker's own process."), before=1)
+    # "": none (supervisor.py)
+    accelerate_config: str = setting(SCALE, models.CharField(
+        max_length=500, blank=True,
+        help_text="An accelerate config file on the train worker (DeepSpeed, FSDP); blank: "
+                  "plain data parallel."), before="")
+    renders: str = setting(SCALE, models.CharField(
+        max_length=10, choices=Renders.choices, default=renders_default,
+        help_text="Where the rollouts render. The default comes from PAINTRL_RUN_RENDERS."),
+        before="process")
+    report_to: str = setting(SCALE, models.CharField(
+        max_length=12, choices=ReportTo.choices, default=ReportTo.NONE,
+        help_text="A tracker that also receives the run's metrics (its package installed on "
+                  "the train worker); the run page stays the record."),
+        trl="report_to", before="none")
 
     def problems(self) -> list[str]:
         """Every reason these settings cannot train, each naming its values."""
@@ -129,17 +229,6 @@ class RunConfig(SamplingConfig):
             problems.append("use_vllm needs a CUDA GPU, and device is cpu")
         if self.lora and self.lora_rank < 1:
             problems.append(f"lora_rank must be at least 1 when lora is on, got {self.lora_rank}")
-        for name, allowed in (("lr_schedule", TrainingRun.Schedule.values),
-                              ("scale_rewards", TrainingRun.ScaleRewards.values),
-                              ("device", TrainingRun.Device.values),
-                              ("vllm_mode", TrainingRun.VllmMode.values),
-                              ("bf16", TrainingRun.Bf16.values),
-                              ("renders", TrainingRun.Renders.values),
-                              ("brush", TrainingRun.Brush.values),
-                              ("report_to", TrainingRun.ReportTo.values)):
-            if getattr(self, name) not in allowed:
-                problems.append(f"{name} must be one of {', '.join(allowed)}, "
-                                f"got {getattr(self, name)!r}")
         return problems
 
     @property
@@ -148,7 +237,7 @@ class RunConfig(SamplingConfig):
         return self.prompts_per_step * self.num_generations
 
     @classmethod
-    def from_run(cls, run: TrainingRun) -> RunConfig:
+    def from_run(cls, run) -> RunConfig:
         """The run's settings as they are now (a draft's, at launch)."""
         return cls.of(run)
 
@@ -186,6 +275,10 @@ LAUNCHED_BEFORE = stored_before(RunConfig)
 # report_to's trackers and the package each imports (TRL reports through transformers'
 # integrations, which need it installed).
 TRACKER_PACKAGES = {"tensorboard": "tensorboard", "trackio": "trackio", "wandb": "wandb"}
+
+# The fields a run's row inherits, one a setting (training.models.TrainingRun).
+RunSettings = settings_model(RunConfig, name="RunSettings", module=__name__,
+                             doc="A run's GRPO and sampling settings (RunConfig), on its row.")
 
 # The admin's fieldsets, one a section: the GRPO settings, how the rollouts
 # are sampled and rendered, then the scale settings.

@@ -7,23 +7,25 @@ The reads are in selectors.py, the curves in training/charts.py."""
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 
 from django.conf import settings
 from django.template.defaultfilters import pluralize
 
 from jobs.registry import JobProgress
-from sketches.brush_api import DEFAULT_BRUSH
 from sketches.gate import UNKNOWN_BRUSH_METHOD
 
 from ..charts import run_charts
+from ..config_base import declared_field, label
 from ..diagnostics import rubric_diagnostics
 from ..lab.selectors import diagnostics_column
 from ..models import Rollout, TrainingRun
 from ..policy import builtin_policy_dir
 from ..policy.build import policy_exists, policy_record
-from ..policy.build_status import build_status
+from ..policy.selectors import policy_build_latest
 from ..rubrics import RubricError, SignalSpec
 from . import selectors
+from .config import RunConfig
 from .probe.presenters import run_overoptimisation, run_probe
 from .watch import TABLE_STEPS, run_watch
 
@@ -83,7 +85,7 @@ def builtin_policy_state() -> dict:
     measured), being built (share done, ETA, phase), or missing, failed or
     stopped (with the command that builds it)."""
     path = builtin_policy_dir()
-    state = {"path": path, "ready": policy_exists(path), "build": build_status(path)}
+    state = {"path": path, "ready": policy_exists(path), "build": policy_build_latest(path)}
     if state["ready"]:
         record = policy_record(path)
         state["parameters"] = record.get("parameters")
@@ -100,8 +102,16 @@ def run_policy(run: TrainingRun) -> str:
     return run.base_model or f"built-in tiny policy ({settings.PAINTRL_POLICY_DIR})"
 
 
+# The settings the summary's sentence phrases itself; every other setting is
+# said by its label where it differs from a new run's default (settings_changed).
+PHRASED = ("num_generations", "prompts_per_step", "max_steps", "learning_rate", "lr_schedule",
+           "warmup_steps", "max_completion_length", "temperature", "scale_rewards", "beta",
+           "lora", "lora_rank", "seed", "device", "save_steps")
+
+
 def run_settings_summary(run: TrainingRun) -> str:
-    """The GRPO settings in one line, as a reader compares two runs."""
+    """The settings in one line, as a reader compares two runs: the GRPO
+    settings phrased, then each other setting that differs from a new run's."""
     lora = f"LoRA rank {run.lora_rank}" if run.lora else "all weights"
     warmup = f", warmup {run.warmup_steps}" if run.warmup_steps else ""
     return (f"{run.num_generations} generation{pluralize(run.num_generations)} × "
@@ -113,34 +123,31 @@ def run_settings_summary(run: TrainingRun) -> str:
             f"beta {run.beta:g}; {lora}; seed {run.seed}; device {run.device}; "
             + ("a checkpoint every step" if run.save_steps == 1
                else f"a checkpoint every {run.save_steps} steps")
-            + "".join(f"; {part}" for part in _scale_summary(run)))
+            + "".join(f"; {title} {shown}" for title, shown in settings_changed(run)))
 
 
-def _scale_summary(run: TrainingRun) -> list[str]:
-    """The scale settings that differ from one process on the train worker."""
-    parts = []
-    if run.processes > 1 or run.accelerate_config:
-        parts.append(f"{run.processes} process{pluralize(run.processes, 'es')}"
-                     + (f" ({run.accelerate_config})" if run.accelerate_config else ""))
-    if run.use_vllm:
-        parts.append(f"vLLM {run.vllm_mode}" + (
-            f" at {run.vllm_server_host}:{run.vllm_server_port}" if run.vllm_mode == "server"
-            else f", {run.vllm_gpu_memory_utilization:.0%} of each GPU"))
-    if run.gradient_accumulation_steps > 1:
-        parts.append(f"{run.gradient_accumulation_steps} micro-batches a step")
-    if run.gradient_checkpointing:
-        parts.append("gradient checkpointing")
-    if run.bf16 != TrainingRun.Bf16.AUTO:
-        parts.append(run.get_bf16_display())
-    if run.chat_template_kwargs:
-        parts.append(f"chat template {json.dumps(run.chat_template_kwargs)}")
-    if run.brush != DEFAULT_BRUSH:
-        parts.append(f"renders with {run.get_brush_display()}")
-    if run.renders != TrainingRun.Renders.PROCESS:
-        parts.append(f"renders {run.get_renders_display()}")
-    if run.report_to != TrainingRun.ReportTo.NONE:
-        parts.append(f"reports to {run.get_report_to_display()}")
-    return parts
+def settings_changed(run: TrainingRun) -> list[tuple[str, str]]:
+    """(label, value shown) of each setting outside PHRASED that differs
+    from its declared default, in RunConfig's order."""
+    return [(label(f), setting_shown(run, f.name)) for f in fields(RunConfig)
+            if f.name not in PHRASED
+            and getattr(run, f.name) != declared_field(f).get_default()]
+
+
+def setting_shown(run: TrainingRun, name: str) -> str:
+    """A run's field as the pages show it: a choice's label, yes or no, a
+    number without trailing zeros, a JSON object as JSON."""
+    value = getattr(run, name)
+    display = getattr(run, f"get_{name}_display", None)
+    if display is not None:
+        return display()
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, dict | list):
+        return json.dumps(value)
+    return "–" if value is None else str(value)
 
 
 # --- the run page's body ---------------------------------------------------------------------

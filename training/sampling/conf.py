@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.db import models
 
 
 def torch_threads() -> int | None:
@@ -19,7 +20,14 @@ def torch_threads() -> int | None:
     return int(value) or None
 
 
-RENDERS = ("process", "fleet")  # TrainingRun.Renders' values
+class Renders(models.TextChoices):
+    """Where a job's samples render: the `renders` setting's choices."""
+
+    PROCESS = "process", "in the train worker's own browsers"
+    FLEET = "fleet", "by the render workers (the render queue)"
+
+
+RENDERS = tuple(Renders.values)
 
 
 def renders_default() -> str:

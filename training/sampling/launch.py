@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from ..policy.build_status import BUILDING, build_status
+from ..policy.selectors import BUILDING, policy_build_latest
 
 
 def policy_missing(path) -> str:
     """Why there is no policy at `path` (still building, or never built), and the way out."""
-    build = build_status(path)
+    build = policy_build_latest(path)
     if build is not None and build.state == BUILDING:
         return (f"the policy at {path} is still being built ({build.done:.0%} of its training "
                 "done; the training runs page shows its progress)")

@@ -19,7 +19,7 @@ from sketches.renderer import shared_pool
 from sketches.renderer.libraries import DEFAULT_BRUSH
 from sketches.rendering import RenderOutcome, render_text
 
-# How TrainingStep.render_workers names the train worker's own pool (Celery
+# How TrainingStep.render_workers names the train worker's own browsers (Celery
 # node names, which name the render workers, always hold an "@").
 IN_PROCESS = "in process"
 
@@ -34,16 +34,17 @@ class RenderedBatch:
 
 
 class ProcessRenderer:
-    """The train worker's own pool: one waiting thread per browser keeps each
-    browser busy (SwiftShader serialises inside one)."""
+    """The train worker's own browser pool (sketches.renderer.RenderPool):
+    one waiting thread per browser keeps each browser busy (SwiftShader
+    serialises inside one)."""
 
-    def __init__(self, pool, brush: str = DEFAULT_BRUSH):
-        self.pool, self.brush = pool, brush_choice_check(brush)
+    def __init__(self, browsers, brush: str = DEFAULT_BRUSH):
+        self.browsers, self.brush = browsers, brush_choice_check(brush)
 
     def __call__(self, texts: Sequence[str], seeds: Sequence[int],
                  keys: Sequence[str]) -> RenderedBatch:
-        with ThreadPoolExecutor(max_workers=self.pool.config.browsers) as executor:
-            outcomes = list(executor.map(render_text, [self.pool] * len(texts), texts, seeds,
+        with ThreadPoolExecutor(max_workers=self.browsers.config.browsers) as executor:
+            outcomes = list(executor.map(render_text, [self.browsers] * len(texts), texts, seeds,
                                          [self.brush] * len(texts)))
         return RenderedBatch(outcomes, {IN_PROCESS: len(outcomes)} if outcomes else {})
 

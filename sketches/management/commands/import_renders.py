@@ -11,7 +11,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from sketches import services
-from sketches.brush_api import AUTO_BRUSH, BRUSH_CHOICES
+from sketches.brush_api import AUTO_BRUSH, BRUSHES
 from sketches.importing import ImportInputError, ImportReport, ItemResult, Outcome, import_path
 
 PROGRESS_EVERY = 25
@@ -64,7 +64,7 @@ class Command(BaseCommand):
                             help="print the report as one JSON object (no progress)")
         parser.add_argument("--fail-on-error", action="store_true",
                             help="exit 1 when any item failed")
-        parser.add_argument("--brush", choices=BRUSH_CHOICES, default=AUTO_BRUSH,
+        parser.add_argument("--brush", choices=BRUSHES, default=AUTO_BRUSH,
                             help="the p5.brush the sketches render with (a manifest line's "
                                  "\"brush\" wins); auto, the default: each by its calls")
 

@@ -14,7 +14,7 @@ from sketches.code_text import MAX_SKETCH_BYTES
 from sketches.conf import renderer_config
 from sketches.renderer import RendererUnavailable, RenderPool
 from sketches.renderer.libraries import LibrariesMissing
-from sketches.rendering import AUTO_BRUSH, BRUSH_CHOICES, render_text
+from sketches.rendering import AUTO_BRUSH, BRUSHES, render_text
 
 
 class Command(BaseCommand):
@@ -26,7 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("--out", help="write the PNG here")
         parser.add_argument("--json", action="store_true", dest="as_json",
                             help="print one JSON object")
-        parser.add_argument("--brush", choices=BRUSH_CHOICES, default=AUTO_BRUSH,
+        parser.add_argument("--brush", choices=BRUSHES, default=AUTO_BRUSH,
                             help="the p5.brush major version to render with; auto (the "
                                  "default): the one the sketch's calls are written for")
 

@@ -3,19 +3,22 @@
 [--queue]: build the built-in policy from the procedural corpus (tokenizer,
 small Qwen3 model, SFT on the CPU), check what it writes against the gate,
 and save it where runs find it; or, with --queue, have the train worker do
-it (what `make demo` does)."""
+it (what `make demo` does). Either way the build is a job of kind
+"policy_build" (training.policy.job), whose row the pages read."""
 import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from jobs.models import JobStatus
+from jobs.runner import job_run_here
+from jobs.services import job_finish
+from training.kinds import POLICY_BUILD
+from training.models import PolicyBuild
 from training.policy import builtin_policy_dir
-from training.policy.build import RECIPES, SIZES, policy_bootstrap, policy_exists
-from training.policy.build_status import BuildBusy, build_tracked
-from training.policy.sft import SftConfig
-from training.tasks import policy_bootstrap_task
-
-PROGRESS_EVERY = 25  # steps between progress lines (about 10 s each for the tiny size)
+from training.policy.build import SIZES, policy_exists
+from training.policy.selectors import BUILDING, policy_build_latest
+from training.policy.services import PolicyBuildError, policy_build_start
 
 
 class Command(BaseCommand):
@@ -61,51 +64,48 @@ class Command(BaseCommand):
                 return
             raise CommandError(f"a policy already exists at {target}; pass --force to "
                                "replace it")
-        recipe = RECIPES[size]
-        if (count is not None and count < 1) or evaluate < 0:
-            raise CommandError("--count must be at least 1 and --evaluate 0 or more")
-        try:
-            if minutes is None and steps is None:
-                minutes, steps = recipe["minutes"], recipe["steps"]
-            sft = SftConfig(minutes=minutes, max_steps=steps, seed=seed, threads=threads,
-                            learning_rate=_given(lr, recipe["learning_rate"]),
-                            batch_size=recipe["batch_size"], log_every=PROGRESS_EVERY)
-        except ValueError as exc:
-            raise CommandError(str(exc)) from exc
-        if queue:  # checked here first, so a bad option fails now, not on the worker
-            self._queue(target, size=size, minutes=minutes, steps=steps, count=count, seed=seed,
-                        evaluate=evaluate, render=render, threads=threads, force=force, lr=lr,
-                        shortest=shortest, logit_scale=logit_scale)
+        # Only what was given (0 is a value: `--evaluate 0`), so the size's
+        # recipe fills the rest (training.policy.services.build_plan).
+        options = {name: value for name, value in dict(
+            size=size, minutes=minutes, steps=steps, count=count, seed=seed, evaluate=evaluate,
+            render=render, threads=threads, force=force, lr=lr, shortest=shortest,
+            logit_scale=logit_scale).items() if value is not None and value is not False}
+        if if_missing and queue and (latest := policy_build_latest(target)) is not None \
+                and latest.state == BUILDING:
+            self.stdout.write(f"{latest.build} is already {latest.build.status}; nothing to do")
             return
-        count = recipe["count"] if count is None else count
-        self.stdout.write(f"building the {size!r} policy in {target}")
         try:
-            with build_tracked(target) as tracker:
-                record = policy_bootstrap(
-                    target, size=size, count=count, seed=seed, sft=sft,
-                    vocab_size=recipe["vocab_size"], evaluate=evaluate,
-                    shortest=_given(shortest, recipe["shortest"]),
-                    logit_scale=_given(logit_scale, recipe["logit_scale"]), render=render,
-                    force=force, on_progress=lambda p: (tracker.progress(p), self._progress(p)),
-                    log=lambda line: (tracker.log(line), self.stdout.write(line)))
-        except (BuildBusy, FileExistsError, ValueError) as exc:
+            build = policy_build_start(out=target, options=options, queue=queue)
+        except PolicyBuildError as exc:
             raise CommandError(str(exc)) from exc
-        self._summary(record)
+        if queue:
+            self.stdout.write(f"queued: the train worker will build the policy in {target} "
+                              f"({build}; progress on the jobs and training runs pages)")
+            return
+        self.stdout.write(f"building the {size!r} policy in {target} ({build})")
+        try:
+            build = job_run_here(kind=POLICY_BUILD, pk=build.pk, on_progress=self._progress)
+        except KeyboardInterrupt:
+            # The runner records what a body raises, not an interrupt: without
+            # this the row would read running until its lease went stale.
+            job_finish(model=PolicyBuild, pk=build.pk, status=JobStatus.CANCELLED,
+                       error="interrupted (Ctrl-C)")
+            raise
+        if build.status != JobStatus.DONE:
+            raise CommandError(f"{build} {build.status}: {build.error}")
+        self._summary(build.record)
         self.stdout.write(self.style.SUCCESS(f"policy saved in {target}"))
 
-    def _queue(self, target: Path, **options) -> None:
-        # Only what was given (0 is a value: `--evaluate 0`), so the worker's
-        # defaults fill the rest.
-        options = {name: value for name, value in options.items()
-                   if value is not None and value is not False}
-        policy_bootstrap_task.delay(str(target), options)
-        self.stdout.write(f"queued: the train worker will build the policy in {target} "
-                          "(progress on the training runs page)")
-
-    def _progress(self, p) -> None:
-        self.stdout.write(f"step {p.step}  loss {p.loss:.3f}  lr {p.learning_rate:.2e}  "
-                          f"{p.tokens_per_s:,.0f} tokens/s  epoch {p.epoch:.2f}  "
-                          f"{p.elapsed_s:.0f} s  ({p.done:.0%})")
+    def _progress(self, progress: dict) -> None:
+        """A line a report: SFT's numbers where it has reached SFT, else the phase."""
+        if progress.get("message", "").startswith("training:"):
+            p = progress
+            self.stdout.write(f"step {p['step']}  loss {p['loss']:.3f}  "
+                              f"lr {p['learning_rate']:.2e}  {p['tokens_per_s']:,.0f} tokens/s  "
+                              f"epoch {p['epoch']:.2f}  {p['sft_elapsed_s']:.0f} s  "
+                              f"({p['done']:.0%})")
+        else:
+            self.stdout.write(progress.get("message", ""))
         self.stdout.flush()  # progress shows as it happens when output goes to a log
 
     def _summary(self, record: dict) -> None:
@@ -120,6 +120,3 @@ class Command(BaseCommand):
                          if k not in ("per_sample", "examples")}
                 self.stdout.write(f"{title}: {json.dumps(shown)}")
 
-
-def _given(value, default):
-    return default if value is None else value
