@@ -21,12 +21,12 @@ from pool.band import PER_MEMBER, CalibrationError, WinRate, band_problems, in_b
 from pool.models import PoolSnapshot
 from pool.services import snapshot_derive
 
-from ..judges import JudgeUnavailable, judge_backend
-from ..judges.base import COMPARE_Q
 from ..models import Calibration, Judge, MemberWinRate, PromptSet, SystemPrompt, TrainingRun
 from ..policy import policy_path, trained_policy_dir
 from ..policy.build import policy_exists
 from ..presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
+from ..reward.judges import JudgeUnavailable, judge_backend
+from ..reward.judges.base import COMPARE_Q
 from ..sampling import conf
 from ..sampling.config import SamplingConfig
 from ..sampling.launch import judge_launched, package_versions, policy_missing

@@ -22,7 +22,7 @@ from ..models import Rollout, TrainingRun
 from ..policy import builtin_policy_dir
 from ..policy.build import policy_exists, policy_record
 from ..policy.build_status import build_status
-from ..rubrics import RubricError, SignalSpec
+from ..reward.spec import RubricError, SignalSpec
 from . import selectors
 from .probe.presenters import run_overoptimisation, run_probe
 from .watch import TABLE_STEPS, run_watch

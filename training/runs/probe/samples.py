@@ -20,9 +20,9 @@ from django.db import transaction
 from pool.models import PoolMember, RewardModel
 from sketches.rendering import OK, REJECTED, RenderOutcome
 
-from ...judges import Picture
-from ...judges.local import LocalRewardModelJudge
 from ...models import Probe, ProbeSample
+from ...reward.judges import Picture
+from ...reward.judges.local import LocalRewardModelJudge
 from ...sampling.config import SamplingConfig
 from ...sampling.samples import Sample, Sampling, samples_generate
 from ..config import RunConfig
