@@ -58,6 +58,7 @@ from tests.routes_data import Route, changed_models, fingerprint, is_api, routes
 from tests.workers import TEST_REDIS_URL
 from training.models import (
     Calibration,
+    ExternalRun,
     Judge,
     PromptOptimisation,
     PromptSet,
@@ -206,7 +207,7 @@ def world(media) -> World:
     """One row of every model a route looks up: renders with PNGs, their
     sketches, a pool snapshot with a member, presets, a draft run, a
     finished replay, a draft prompt optimisation, an import job, a reward
-    model, grades and claims."""
+    model, grades and claims, a draft external run."""
     lab = lab_world(count=6, train=False)
     for each in lab.renders:  # painted from recorded calls, as the renderer's renders are
         each.calls.save("render.calls.json.gz", ContentFile(gzip.compress(b'{"frames": []}')))
@@ -236,6 +237,8 @@ def world(media) -> World:
         reflection=local)
     Replay.objects.create(rubric=Rubric.objects.order_by("pk").first(), judge=local,
                           scorer=local, status=Replay.Status.DONE)
+    ExternalRun.objects.create(name="sweep", rubric=Rubric.objects.order_by("pk").first(),
+                               judge=local, scorer=local)
     job = ImportJob(original_filename="batch.zip", uploaded_by=staff)
     job.archive.save("batch.zip", ContentFile(b"PK\x05\x06" + b"\0" * 18), save=True)
     RewardModel.objects.create(version=1, status=RewardModel.Status.DONE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .base import NextVersion, RewardJudges, SamplingSettings
 from .calibrations import Calibration, MemberWinRate
+from .external import ExternalBatch, ExternalItem, ExternalRun
 from .optimisation import PromptCandidate, PromptCandidateQuerySet, PromptOptimisation
 from .prompts import PromptSet, SystemPrompt
 from .replays import Replay, ReplayItem
@@ -15,5 +16,5 @@ __all__ = [
     "NextVersion", "RewardJudges", "SamplingSettings", "Rubric", "Judge", "JudgeVerdict", "Replay",
     "ReplayItem", "SystemPrompt", "PromptSet", "TrainingRun", "TrainingStep", "Rollout", "Probe",
     "ProbeSample", "Calibration", "MemberWinRate", "PromptOptimisation", "PromptCandidateQuerySet",
-    "PromptCandidate"
+    "PromptCandidate", "ExternalRun", "ExternalBatch", "ExternalItem"
 ]
