@@ -185,6 +185,8 @@ class World:
                 assert route.name in PK_MODELS, (
                     f"{route.label} takes a pk: name the model it looks up in PK_MODELS")
                 values[param] = self.row(PK_MODELS[route.name]).pk
+            elif param == "name":  # an external run's, by which its page is found
+                values[param] = self.row(ExternalRun).name
             elif param == "content_type_id":
                 values[param] = ContentType.objects.get_for_model(Sketch).pk
             elif param == "object_id":  # admin:view_on_site

@@ -204,3 +204,28 @@ class TestABatchOnTheRenderFleet:
         assert Sketch.objects.count() == 3 and Render.objects.count() == 3
         listed = caller.get("/external-runs/grpo-7b").json()
         assert (listed["status"], listed["batches"]) == ("open", 1)
+
+
+@pytest.mark.django_db
+class TestTheRunPage:
+    def test_it_shows_the_client_s_steps_and_their_curves(self, client, media):
+        run = external_run()
+        for step, rows in ((3, [(1.0, "ok"), (None, "unavailable")]),
+                           (4, [(0.5, "rejected"), (1.0, "ok")])):
+            batch_row = ExternalBatch.objects.create(run=run, client_key=f"batch-{step:04d}",
+                                                     step=step, size=len(rows),
+                                                     status=ExternalBatch.Status.DONE)
+            for index, (total, status) in enumerate(rows):
+                sketch = Sketch.objects.create(code="x", prompt="p",
+                                               origin=Sketch.Origin.ROLLOUT)
+                ExternalItem.objects.create(
+                    batch=batch_row, index=index, prompt="p", sketch=sketch,
+                    render=Render.objects.create(sketch=sketch, status=status), total=total,
+                    signals={"gate": None if total is None else float(status == "ok")})
+        client.force_login(curator_create("boss", superuser=True))
+        page = client.get(run.get_absolute_url())
+        assert page.status_code == 200
+        steps = {s.step: s for s in page.context["steps"]}
+        assert (steps[3].items, steps[3].no_total, steps[3].gate_pass) == (2, 1, 1.0)
+        assert (steps[4].reward_mean, steps[4].gate_pass) == (0.75, 0.5)
+        assert b"<svg" in page.content and b"client step" in page.content

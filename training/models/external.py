@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.urls import reverse
 
 from sketches.brush_api import DEFAULT_BRUSH
 from sketches.models import Render, Sketch
@@ -52,6 +53,9 @@ class ExternalRun(RewardJudges):
 
     def __str__(self) -> str:
         return f"external run {self.name}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("training:external_run", args=[self.name])
 
 
 class ExternalBatch(models.Model):
