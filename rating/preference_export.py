@@ -47,7 +47,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 from django.db.models import QuerySet
@@ -69,24 +68,36 @@ ROWS_PER_GROUP = 64
 # PNGs kept in memory while writing: a render is in many pairs of its prompt.
 PNG_CACHE = 512
 
+# Each column: its type ("image": a datasets Image) and what it holds.
 COLUMNS = {
-    "prompt": (datasets.Value("string"), "what both sketches were asked to paint"),
-    "chosen": (datasets.Value("string"), "the preferred sketch's code"),
-    "rejected": (datasets.Value("string"), "the other sketch's code"),
-    "chosen_image": (datasets.Image(), "the preferred render (None: no picture)"),
-    "rejected_image": (datasets.Image(), "the other render (None: no picture)"),
-    "tie": (datasets.Value("bool"), "the curator called it a tie (only in config ties)"),
-    "curator": (datasets.Value("string"), "who judged: the curator's username"),
-    "source": (datasets.Value("string"), "comparison, or grades (two different grades)"),
-    "chosen_grade": (datasets.Value("string"), "love/okay/nope for grade pairs, else \"\""),
-    "rejected_grade": (datasets.Value("string"), "love/okay/nope for grade pairs, else \"\""),
-    "chosen_render_id": (datasets.Value("int64"), "the preferred render's id in the app"),
-    "rejected_render_id": (datasets.Value("int64"), "the other render's id"),
-    "chosen_sketch_id": (datasets.Value("int64"), "the preferred sketch's id"),
-    "rejected_sketch_id": (datasets.Value("int64"), "the other sketch's id"),
-    "created": (datasets.Value("string"), "when judged (ISO 8601; grades: the later one)"),
+    "prompt": ("string", "what both sketches were asked to paint"),
+    "chosen": ("string", "the preferred sketch's code"),
+    "rejected": ("string", "the other sketch's code"),
+    "chosen_image": ("image", "the preferred render (None: no picture)"),
+    "rejected_image": ("image", "the other render (None: no picture)"),
+    "tie": ("bool", "the curator called it a tie (only in config ties)"),
+    "curator": ("string", "who judged: the curator's username"),
+    "source": ("string", "comparison, or grades (two different grades)"),
+    "chosen_grade": ("string", "love/okay/nope for grade pairs, else \"\""),
+    "rejected_grade": ("string", "love/okay/nope for grade pairs, else \"\""),
+    "chosen_render_id": ("int64", "the preferred render's id in the app"),
+    "rejected_render_id": ("int64", "the other render's id"),
+    "chosen_sketch_id": ("int64", "the preferred sketch's id"),
+    "rejected_sketch_id": ("int64", "the other sketch's id"),
+    "created": ("string", "when judged (ISO 8601; grades: the later one)"),
 }
-FEATURES = datasets.Features({name: feature for name, (feature, _) in COLUMNS.items()})
+
+
+def arrow_schema():
+    """The parquet files' schema, carrying the `datasets` features so the
+    Image columns load as images. `datasets` is imported here, not with the
+    module: the web process imports the export views, and needs the library
+    (a second of imports) only when someone exports."""
+    import datasets  # noqa: PLC0415 (why: the docstring)
+
+    return datasets.Features({
+        name: datasets.Image() if kind == "image" else datasets.Value(kind)
+        for name, (kind, _) in COLUMNS.items()}).arrow_schema
 
 
 @dataclass(frozen=True)
@@ -207,7 +218,7 @@ class _Files:
 
     def __init__(self, folder: Path):
         self.folder = folder
-        self.schema = FEATURES.arrow_schema  # carries the features: Image columns load as such
+        self.schema = arrow_schema()
         self.writers: dict[tuple[str, str], pq.ParquetWriter] = {}
         self.buffers: dict[tuple[str, str], list[dict]] = defaultdict(list)
         self.counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))

@@ -229,3 +229,16 @@ class TestTheRunPage:
         assert (steps[3].items, steps[3].no_total, steps[3].gate_pass) == (2, 1, 1.0)
         assert (steps[4].reward_mean, steps[4].gate_pass) == (0.75, 0.5)
         assert b"<svg" in page.content and b"client step" in page.content
+
+
+@pytest.mark.django_db
+class TestAKeySentAgain:
+    def test_with_other_items_is_409_and_writes_nothing(self):
+        run = external_run()
+        ExternalBatch.objects.create(run=run, client_key="step-0001-a", step=1, size=1,
+                                     content_sha256="0" * 64,
+                                     status=ExternalBatch.Status.DONE)
+        answer = assert_refused(Caller(service_account()).post(
+            "/external-runs/grpo-7b/rewards", batch(item("x"))), 409)
+        assert "another batch" in answer["detail"]
+        assert ExternalBatch.objects.count() == 1 and not Sketch.objects.exists()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from django.db.models import Count
 from django.http import Http404
 from ninja import Field, Router, Schema
 from ninja.pagination import paginate
@@ -82,17 +83,21 @@ class ExternalRunOut(Schema):
     batches: int
 
 
-def _run(name: str) -> ExternalRun:
-    run = ExternalRun.objects.select_related("rubric").filter(name=name).first()
+def _run(name: str, queryset=None) -> ExternalRun:
+    run = (ExternalRun.objects if queryset is None else queryset).filter(name=name).first()
     if run is None:
         raise Http404(f"there is no external run {name!r}")
     return run
 
 
+def _runs():
+    return ExternalRun.objects.select_related("rubric").annotate(batch_count=Count("batches"))
+
+
 def _run_out(run: ExternalRun) -> dict:
     return {"name": run.name, "status": run.status, "rubric": str(run.rubric),
             "brush": run.brush, "seed": run.seed, "signals": run.signals,
-            "dropped_signals": run.dropped_signals, "batches": run.batches.count()}
+            "dropped_signals": run.dropped_signals, "batches": run.batch_count}
 
 
 @router.post("/external-runs/{name}/rewards",
@@ -115,9 +120,9 @@ def external_rewards(request, name: str, data: BatchIn):
 @router.get("/external-runs", response=list[ExternalRunOut], auth=STAFF)
 @paginate(Page)
 def external_runs_list(request):
-    return [_run_out(run) for run in ExternalRun.objects.select_related("rubric")]
+    return [_run_out(run) for run in _runs()]
 
 
 @router.get("/external-runs/{name}", response=ExternalRunOut, auth=STAFF)
 def external_run_status(request, name: str):
-    return _run_out(_run(name))
+    return _run_out(_run(name, _runs()))

@@ -26,6 +26,7 @@ What a batch promises, and how:
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,9 +48,9 @@ from ..reward.scoring import (
     unanswerable_text,
 )
 from ..reward.spec import RubricError
-from ..runs.rewards import completion_store
 from ..sampling.renderers import FleetRenderer
 from ..sampling.samples import SEED_RANGE
+from ..sampling.stored import completion_store
 from . import conf
 
 logger = logging.getLogger(__name__)
@@ -146,12 +147,15 @@ def external_batch_score(*, run: ExternalRun, client_key: str, step: int | None,
     if len(items) > conf.batch_max():
         raise ExternalError(400, "The batch is too large.",
                             [f"items: at most {conf.batch_max()} per request, got {len(items)}"])
-    batch, fresh = _batch_claim(run=run, client_key=client_key, step=step, size=len(items))
+    content = batch_content_sha256(step, items)
+    batch, fresh = _batch_claim(run=run, client_key=client_key, step=step, size=len(items),
+                                content=content)
     if not fresh:
-        if batch.size != len(items) or batch.step != step:
+        if batch.content_sha256 != content:
             raise ExternalError(409, "This client key names another batch.",
                                 [f"client_key {client_key!r} was used for a batch of "
-                                 f"{batch.size} items at step {batch.step}"])
+                                 f"{batch.size} items at step {batch.step} with other items: "
+                                 "send a new key for a new batch"])
         return batch, False
     try:
         _batch_render_score_store(run, batch, items)
@@ -162,8 +166,13 @@ def external_batch_score(*, run: ExternalRun, client_key: str, step: int | None,
     return batch, True
 
 
-def _batch_claim(*, run: ExternalRun, client_key: str, step: int | None,
-                 size: int) -> tuple[ExternalBatch, bool]:
+def batch_content_sha256(step: int | None, items: Sequence[Item]) -> str:
+    text = json.dumps([step, [[i.prompt, i.completion, i.group] for i in items]])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _batch_claim(*, run: ExternalRun, client_key: str, step: int | None, size: int,
+                 content: str) -> tuple[ExternalBatch, bool]:
     """The batch under `client_key`, claimed now (True) or found (False)."""
     stale = timezone.now() - timedelta(seconds=stale_after_s())
     with transaction.atomic():
@@ -189,7 +198,7 @@ def _batch_claim(*, run: ExternalRun, client_key: str, step: int | None,
                                  f"{conf.concurrency()}: ask again later"],
                                 retry_after=conf.retry_after_s())
         return ExternalBatch.objects.create(run=locked, client_key=client_key, step=step,
-                                            size=size), True
+                                            size=size, content_sha256=content), True
 
 
 def _batch_render_score_store(run: ExternalRun, batch: ExternalBatch,

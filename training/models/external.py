@@ -67,6 +67,9 @@ class ExternalBatch(models.Model):
 
     run = models.ForeignKey(ExternalRun, on_delete=models.CASCADE, related_name="batches")
     client_key = models.CharField(max_length=100)
+    # What the batch held (its step and items), so a key sent again with
+    # other items is refused rather than answered with the first's rewards.
+    content_sha256 = models.CharField(max_length=64)
     step = models.IntegerField(null=True, blank=True, help_text="The client's step number.")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.SCORING)
     size = models.PositiveIntegerField()

@@ -31,11 +31,7 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
-from sketches.brush_api import DEFAULT_BRUSH
-from sketches.code_text import extract_code
-from sketches.models import Render, Sketch
 from sketches.rendering import RenderOutcome
-from sketches.services import render_store, sketch_create
 
 from ..models import Rollout
 from ..reward.advantages import grpo_advantages, zero_spread_share
@@ -45,6 +41,7 @@ from ..reward.spec import SignalSpec
 from ..sampling.outcomes import outcome_counts
 from ..sampling.renderers import FleetRenderer, ProcessRenderer
 from ..sampling.samples import SEED_RANGE
+from ..sampling.stored import completion_store
 from . import ranks
 from .callbacks import RunLease, StepBook
 
@@ -190,20 +187,6 @@ def _check_groups(subjects: list[str], groups: list[int]) -> None:
         if first.setdefault(group, subject) != subject:
             raise RuntimeError("the trainer did not keep each prompt's generations together: "
                                f"group {group} holds {first[group]!r} and {subject!r}")
-
-
-def completion_store(*, text: str, prompt: str, meta: dict, seed: int,
-                     outcome: RenderOutcome) -> tuple[Sketch, Render]:
-    """A policy's completion as a Sketch (origin rollout, so it joins the
-    grading queue) and its Render, stored by sketches.services.render_store
-    like every render: a rollout's (below) and a probe sample's (probe/)."""
-    sketch = sketch_create(code=extract_code(text) or text, prompt=prompt,
-                           origin=Sketch.Origin.ROLLOUT, meta=meta)
-    # The version it rendered with (the run's brush setting, resolved for
-    # "auto"), so a re-render draws it with the same library.
-    render = render_store(render=Render.objects.create(
-        sketch=sketch, seed=seed, brush=outcome.brush_version or DEFAULT_BRUSH), outcome=outcome)
-    return sketch, render
 
 
 def rollouts_store(*, run_id: int, step: int, prompts, texts, outcomes, seeds, values, totals,
