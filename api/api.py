@@ -13,7 +13,7 @@ from ninja.errors import AuthenticationError
 
 from . import errors
 from .auth import USER
-from .routes import jobs, pool, rating, rewards, runs, sketches
+from .routes import external, jobs, pool, rating, rewards, runs, sketches
 
 VERSION = "1"
 
@@ -88,7 +88,7 @@ api = PaintrlAPI(title="paintrl", version=VERSION, urls_namespace="api", auth=US
                description="Scripts and notebooks: sketches, renders, grades, the pool, "
                            "reward models, training runs and jobs. See docs/api.md.")
 errors.install(api)
-for module in (sketches, rating, pool, rewards, runs, jobs):
+for module in (sketches, rating, pool, rewards, runs, external, jobs):
     api.add_router("", module.router)
 
 

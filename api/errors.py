@@ -31,11 +31,13 @@ class ProblemOut(Schema):
 
 
 class Problem(Exception):
-    """An API refusal: `status`, a `detail` sentence and the `problems`."""
+    """An API refusal: `status`, a `detail` sentence and the `problems`;
+    `retry_after` (seconds) where waiting would help (a 429, a 503)."""
 
-    def __init__(self, status: int, detail: str, problems: list[str] | None = None):
+    def __init__(self, status: int, detail: str, problems: list[str] | None = None,
+                 retry_after: int | None = None):
         super().__init__(detail)
-        self.status, self.detail = status, detail
+        self.status, self.detail, self.retry_after = status, detail, retry_after
         self.problems = problems if problems is not None else [detail]
 
 
@@ -65,7 +67,10 @@ def install(api) -> None:
 
     @api.exception_handler(Problem)
     def problem(request, exc: Problem):
-        return answer(request, exc.status, exc.detail, exc.problems)
+        response = answer(request, exc.status, exc.detail, exc.problems)
+        if exc.retry_after is not None:
+            response["Retry-After"] = str(exc.retry_after)
+        return response
 
     @api.exception_handler(ValidationError)
     def bad_input(request, exc: ValidationError):

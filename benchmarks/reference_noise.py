@@ -2,12 +2,12 @@
 
 A pairwise reward is a win fraction against k references drawn from the
 pool. Drawn per rollout, a rollout that met an easy reference beats its
-group-mates by luck; drawn once per group (training.reward_signals.SignalInput.
+group-mates by luck; drawn once per group (training.reward.inputs.SignalInput.
 group: what runs do), every rollout of a group faces the same references and
 the draw's difficulty cancels in the advantage (reward less its group's mean).
 
 This measures it on stored renders, with the real signal code
-(training.reward_signals.signals_compute, the v2 preset's pairwise signal)
+(training.reward.scoring.signals_compute, the v2 preset's pairwise signal)
 and the local judge: groups of `--size` ok renders of one subject (as a
 step's rollouts of one prompt), each scored `--draws` times with fresh
 references, once shared per group and once per rollout. The truth a draw is
@@ -54,7 +54,7 @@ def groups_choose(size: int, count: int) -> list[list]:
 
     from pool.subjects import subject_of_prompt
     from sketches.models import Render
-    from training.reward_signals import rollout_from_render
+    from training.reward.inputs import rollout_from_render
 
     by_subject: dict[str, list] = {}
     for render in Render.objects.filter(status=Render.Status.OK).select_related("sketch"):
@@ -74,7 +74,7 @@ def groups_choose(size: int, count: int) -> list[list]:
 def scored(rollouts, spec, context, *, seed: int, shared: bool) -> list[float]:
     from dataclasses import replace
 
-    from training.reward_signals import signals_compute
+    from training.reward.scoring import signals_compute
 
     context.seed = seed
     batch = [replace(r, group="group" if shared else "", key=f"{r.key}:{i}")
@@ -86,11 +86,13 @@ def measure(args: argparse.Namespace) -> None:
     import numpy as np
 
     from pool.models import PoolSnapshot
-    from training.diagnostics import grpo_advantages, pearson
+    from training.diagnostics import pearson
     from training.models import Judge
     from training.presets import LOCAL_JUDGE
-    from training.reward_signals import signal_context_for
-    from training.rubrics import PAIRWISE, PRESETS, signal_specs
+    from training.reward.advantages import grpo_advantages
+    from training.reward.kinds import PAIRWISE
+    from training.reward.rubric import PRESETS, signal_specs
+    from training.reward.scoring import signal_context_for
 
     spec = next(s for s in signal_specs(PRESETS["v2"]["signals"]) if s.kind == PAIRWISE)
     local = Judge.objects.get(name=LOCAL_JUDGE)

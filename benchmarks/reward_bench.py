@@ -96,9 +96,10 @@ from sketches.conf import renderer_config
 from sketches.painter import SUBJECTS, paint
 from sketches.renderer import RenderPool
 from sketches.rendering import OK, REJECTED, UNAVAILABLE, RenderOutcome, render_text
-from training.judges.local import LocalRewardModelJudge
-from training.reward_signals import SignalContext, rollout_from_outcome, signals_compute
-from training.rubrics import PRESETS, rubric_total, signal_specs
+from training.reward.inputs import SignalContext, rollout_from_outcome
+from training.reward.judges.local import LocalRewardModelJudge
+from training.reward.rubric import PRESETS, rubric_total, signal_specs
+from training.reward.scoring import signals_compute
 
 TARGET_OVERHEAD = 0.15
 # Subjects of the batch's groups, ordered so that the first four (--quick)

@@ -10,7 +10,7 @@ Both take the evaluation probe every N steps, scored by the yardstick (a
 reward model trained on grades the judge's model never saw), which neither
 rubric optimises.
 
-v1 at our scale (training.rubrics.ramp_target_at_scale): its length ramp's
+v1 at our scale (training.reward.rubric.ramp_target_at_scale): its length ramp's
 target is half as much again as the policy's mean completion length before
 training (the first run's step-0 probe), not the article's 3000 tokens, which
 a 256-token policy could never approach. With the local judge, v1's
@@ -108,7 +108,8 @@ def run_measure(run) -> dict:
     """What the race reads off one finished run."""
     from training.diagnostics import reward_trend, rubric_diagnostics
     from training.models import Probe, Rollout, TrainingStep
-    from training.rubrics import LENGTH, rubric_specs
+    from training.reward.kinds import LENGTH
+    from training.reward.rubric import rubric_specs
 
     run.refresh_from_db()
     specs = rubric_specs(run.rubric.signals, run.dropped_signals)
@@ -162,7 +163,7 @@ def rollout_yardstick(run, rollouts) -> dict[int, list[float]]:
     from types import SimpleNamespace
 
     from sketches.models import Render
-    from training.reward_signals import rollout_from_render
+    from training.reward.inputs import rollout_from_render
     from training.runs.probe.samples import ProbePlan, Prober
 
     plan = ProbePlan.from_launched(run.launched_config or {})
@@ -186,7 +187,7 @@ def v1_rubric(target: int):
     """Rubric v1 with its ramp at `target` tokens, as a rubric of its own (the
     preset stays as the article wrote it)."""
     from training.models import Rubric
-    from training.rubrics import PRESETS, ramp_target_set
+    from training.reward.rubric import PRESETS, ramp_target_set
 
     rubric, _ = Rubric.objects.get_or_create(
         name=f"v1 at {target} tokens", version=1,
@@ -227,7 +228,7 @@ def race(args: argparse.Namespace) -> dict:
         v2 = race_run(args, seed)
         results["runs"].append(run_measure(v2))
         if results["ramp_target"] is None:
-            from training.rubrics import ramp_target_at_scale
+            from training.reward.rubric import ramp_target_at_scale
 
             start = results["runs"][-1]["probes"][0]["tokens"]
             results["ramp_target"] = ramp_target_at_scale(start, args.max_tokens)
@@ -429,7 +430,7 @@ def runs_read(args: argparse.Namespace) -> dict:
     """The race of runs trained already (--runs), read as a race of this
     script's own: pairs by seed, v2 and v1 at our scale."""
     from training.models import TrainingRun
-    from training.rubrics import LENGTH
+    from training.reward.kinds import LENGTH
 
     runs = list(TrainingRun.objects.filter(pk__in=args.runs).order_by("pk"))
     if len(runs) != len(set(args.runs)):

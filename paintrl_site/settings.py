@@ -218,6 +218,11 @@ PAINTRL_PAINTED_WORDS = os.environ.get("PAINTRL_PAINTED_WORDS", "reject")
 # with no render worker answering (no render of the batch starting or
 # finishing, no worker holding one answering a ping). sketches/conf.py says why.
 PAINTRL_FLEET_WAIT_S = env_float("PAINTRL_FLEET_WAIT_S", 120.0)
+
+# --- The reward service (training/external/conf.py says why each) ----------
+PAINTRL_REWARD_BATCH_MAX = env_int("PAINTRL_REWARD_BATCH_MAX", 256)
+PAINTRL_REWARD_CONCURRENCY = env_int("PAINTRL_REWARD_CONCURRENCY", 4)
+PAINTRL_REWARD_RETRY_AFTER_S = env_int("PAINTRL_REWARD_RETRY_AFTER_S", 5)
 PAINTRL_SCORE_SIZE = env_int("PAINTRL_SCORE_SIZE", 256)
 # Dotted path to `in_use(png_name) -> bool`: a re-render (render_pending
 # --stale) deletes the render's old PNG only when this says nothing else still
@@ -320,17 +325,17 @@ PAINTRL_RUN_THREADS = env_int("PAINTRL_RUN_THREADS", 1)
 # Where a new run's rollouts render: "process" or "fleet" (training/runs/conf.py).
 PAINTRL_RUN_RENDERS = os.environ.get("PAINTRL_RUN_RENDERS", "process")
 
-# --- Judges (training/judges/ reads these) ------------------------------
+# --- Judges (training/reward/judges/ reads these) ------------------------------
 # Judge and scorer backends: a Judge row's `backend` is a key here, and the
-# class is loaded from its dotted path (training/judges/registry.py). To add
-# one, write a training.judges.base.JudgeBackend subclass (its docstring says
+# class is loaded from its dotted path (training/reward/judges/registry.py). To add
+# one, write a training.reward.judges.base.JudgeBackend subclass (its docstring says
 # what to implement) and add "key": "dotted.path.Class" here; the admin's
 # select lists it, no migration needed. Keys are stored on the rows (at most
 # 40 characters: `manage.py check` says so), so a key stays while rows use it.
 PAINTRL_JUDGE_BACKENDS = {
-    "local": "training.judges.local.LocalRewardModelJudge",
-    "openai": "training.judges.openai_compat.OpenAICompatibleJudge",
-    "hpsv3": "training.judges.hpsv3.HPSv3Judge",
+    "local": "training.reward.judges.local.LocalRewardModelJudge",
+    "openai": "training.reward.judges.openai_compat.OpenAICompatibleJudge",
+    "hpsv3": "training.reward.judges.hpsv3.HPSv3Judge",
 }
 # An OpenAI-compatible vision chat endpoint (vLLM, a hosted API) for judges
 # with backend "openai": base URL (up to /v1), model name, and the key from

@@ -18,6 +18,8 @@ urlpatterns = [
     path("agreement/", agreement_views.agreement, name="agreement"),
     path("export/grades.jsonl", export_views.export_jsonl, name="export_jsonl"),
     path("export/dataset.zip", export_views.export_dataset, name="export_dataset"),
+    path("export/preferences.zip", export_views.export_preferences,
+         name="export_preferences"),
     path("export/comparisons.jsonl", export_views.export_comparisons,
          name="export_comparisons"),
 ]

@@ -8,7 +8,6 @@ import random
 
 from tests.reward_data import toy_render
 from tests.workers import run_worker
-from training.diagnostics import grpo_advantages
 from training.models import (
     Judge,
     PromptSet,
@@ -20,7 +19,8 @@ from training.models import (
 )
 from training.policy import run_dir
 from training.presets import SYSTEM_PROMPT
-from training.rubrics import rubric_total
+from training.reward.advantages import grpo_advantages
+from training.reward.rubric import rubric_total
 
 Status = TrainingRun.Status
 

@@ -58,6 +58,7 @@ from tests.routes_data import Route, changed_models, fingerprint, is_api, routes
 from tests.workers import TEST_REDIS_URL
 from training.models import (
     Calibration,
+    ExternalRun,
     Judge,
     PolicyBuild,
     PromptOptimisation,
@@ -185,6 +186,8 @@ class World:
                 assert route.name in PK_MODELS, (
                     f"{route.label} takes a pk: name the model it looks up in PK_MODELS")
                 values[param] = self.row(PK_MODELS[route.name]).pk
+            elif param == "name":  # an external run's, by which its page is found
+                values[param] = self.row(ExternalRun).name
             elif param == "content_type_id":
                 values[param] = ContentType.objects.get_for_model(Sketch).pk
             elif param == "object_id":  # admin:view_on_site
@@ -207,7 +210,7 @@ def world(media) -> World:
     """One row of every model a route looks up: renders with PNGs, their
     sketches, a pool snapshot with a member, presets, a draft run, a
     finished replay, a draft prompt optimisation, an import job, a reward
-    model, grades and claims."""
+    model, grades and claims, a draft external run."""
     lab = lab_world(count=6, train=False)
     for each in lab.renders:  # painted from recorded calls, as the renderer's renders are
         each.calls.save("render.calls.json.gz", ContentFile(gzip.compress(b'{"frames": []}')))
@@ -237,6 +240,8 @@ def world(media) -> World:
         reflection=local)
     Replay.objects.create(rubric=Rubric.objects.order_by("pk").first(), judge=local,
                           scorer=local, status=Replay.Status.DONE)
+    ExternalRun.objects.create(name="sweep", rubric=Rubric.objects.order_by("pk").first(),
+                               judge=local, scorer=local)
     job = ImportJob(original_filename="batch.zip", uploaded_by=staff)
     job.archive.save("batch.zip", ContentFile(b"PK\x05\x06" + b"\0" * 18), save=True)
     RewardModel.objects.create(version=1, status=RewardModel.Status.DONE)

@@ -24,7 +24,7 @@ from pool.models import PoolSnapshot, RewardModel
 from sketches.models import ImportJob, Render, Sketch
 from tests import test_access
 from tests.routes_data import changed_models, fingerprint, is_api, routes
-from training.models import TrainingRun
+from training.models import ExternalRun, TrainingRun
 
 pytestmark = pytest.mark.django_db
 
@@ -46,6 +46,7 @@ CURATOR_ALLOWED = USER_ALLOWED | {
 PATH_MODELS = {
     "sketches": Sketch, "imports": ImportJob, "renders": Render, "pool/snapshots": PoolSnapshot,
     "pool/pins": Render, "reward-models": RewardModel, "runs": TrainingRun,
+    "external-runs": ExternalRun,
 }
 _PARAM = re.compile(r"\{(\w+)\}")
 # The access sweep's world (one row of every model) and its test broker.
@@ -75,7 +76,8 @@ def url_for(world, path: str) -> str:
     def fill(match):
         assert collection in PATH_MODELS, (
             f"{path} takes {match[1]!r}: name the model it looks up in PATH_MODELS")
-        return str(world.row(PATH_MODELS[collection]).pk)
+        row = world.row(PATH_MODELS[collection])
+        return row.name if match[1] == "name" else str(row.pk)
 
     return API + _PARAM.sub(fill, path)
 

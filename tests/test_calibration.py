@@ -34,11 +34,12 @@ from training.calibration.services import (
     calibration_results_store,
     calibration_snapshot_derive,
 )
-from training.judges import Picture
-from training.judges.local import LocalRewardModelJudge
 from training.models import Calibration, Judge, MemberWinRate, PromptSet, Rubric, TrainingRun
-from training.reward_signals import SignalContext, rollout_from_render, signal_context_for
-from training.rubrics import signal_specs
+from training.reward.inputs import SignalContext, rollout_from_render
+from training.reward.judges import Picture
+from training.reward.judges.local import LocalRewardModelJudge
+from training.reward.rubric import signal_specs
+from training.reward.scoring import signal_context_for
 from training.runs.services import run_launch
 
 Status = Calibration.Status

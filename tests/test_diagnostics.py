@@ -11,15 +11,16 @@ import numpy as np
 import pytest
 
 from training.diagnostics import (
-    ADVANTAGE_EPS,
     SATURATED_WITHIN_STD,
     first_reaching,
-    grpo_advantages,
     pearson,
     rubric_diagnostics,
     smoothed,
 )
-from training.rubrics import ABSOLUTE, LENGTH, PREFERENCE, PRESETS, SignalSpec, signal_specs
+from training.reward.advantages import ADVANTAGE_EPS, grpo_advantages
+from training.reward.kinds import ABSOLUTE, LENGTH, PREFERENCE
+from training.reward.rubric import PRESETS, signal_specs
+from training.reward.spec import SignalSpec
 
 V1 = signal_specs(PRESETS["v1"]["signals"])
 JUDGES = [spec.name for spec in V1 if spec.kind == ABSOLUTE]

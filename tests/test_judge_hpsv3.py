@@ -20,11 +20,11 @@ from jobs.runner import job_run_here
 from pool.reward import services
 from tests.fake_vision_server import GRID, painted_png
 from tests.reward_data import SMALL_CONFIG, toy_graded_renders
-from training.judges import JudgeUnavailable, Picture, judge_backend
-from training.judges.cache import CachedJudge
-from training.judges.hpsv3 import CENTRE, NOT_CONFIGURED, SCALE, HPSv3Judge
-from training.judges.local import LocalRewardModelJudge, _sigmoid
 from training.models import Judge, JudgeVerdict
+from training.reward.judges import JudgeUnavailable, Picture, judge_backend
+from training.reward.judges.cache import CachedJudge
+from training.reward.judges.hpsv3 import CENTRE, NOT_CONFIGURED, SCALE, HPSv3Judge
+from training.reward.judges.local import LocalRewardModelJudge, _sigmoid
 
 REPO = Path(__file__).resolve().parent.parent
 SCORER = "tests.hpsv3_test_scorer:paint_score"

@@ -11,16 +11,16 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from tests.fake_vision_server import GRID, FakeVisionServer, painted_png
-from training.judges import JudgeUnavailable, Picture, judge_backend
-from training.judges.openai_compat import (
+from training.models import Judge, JudgeVerdict
+from training.reward.judges import JudgeUnavailable, Picture, judge_backend
+from training.reward.judges.base import CRITERIA
+from training.reward.judges.openai_compat import (
     MAX_TOKENS,
     PROMPT_VERSION,
     OpenAICompatibleJudge,
     score_parse,
     verdict_parse,
 )
-from training.models import Judge, JudgeVerdict
-from training.rubrics import CRITERIA
 
 RICH, POOR = Picture(data=painted_png(24)), Picture(data=painted_png(4))
 PROMPT = "a peach-pink hibiscus in watercolour"

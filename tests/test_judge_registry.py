@@ -13,16 +13,17 @@ from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.test import override_settings
 
 from sketches.rendering import OK
-from training.judges import JudgeBackend, JudgeUnavailable, Picture, judge_backend
-from training.judges.base import PREFERENCE_Q
-from training.judges.cache import CachedJudge
-from training.judges.hpsv3 import NOT_CONFIGURED, HPSv3Judge
-from training.judges.local import LocalRewardModelJudge
-from training.judges.openai_compat import OpenAICompatibleJudge
-from training.judges.registry import backend_choices, backend_class
 from training.models import Judge
-from training.reward_signals import SignalInput, signal_context_for, signals_compute
-from training.rubrics import signal_specs
+from training.reward.inputs import SignalInput
+from training.reward.judges import JudgeBackend, JudgeUnavailable, Picture, judge_backend
+from training.reward.judges.base import PREFERENCE_Q
+from training.reward.judges.cache import CachedJudge
+from training.reward.judges.hpsv3 import NOT_CONFIGURED, HPSv3Judge
+from training.reward.judges.local import LocalRewardModelJudge
+from training.reward.judges.openai_compat import OpenAICompatibleJudge
+from training.reward.judges.registry import backend_choices, backend_class
+from training.reward.rubric import signal_specs
+from training.reward.scoring import signal_context_for, signals_compute
 
 
 class ConstantJudge(JudgeBackend):
@@ -110,11 +111,11 @@ class TestANewBackend:
 
 class TestBadSettings:
     @pytest.mark.parametrize("path, why", [
-        ("training.judges.nowhere.Judge", "does not import"),
-        ("training.judges.local.NoSuchJudge", "does not import"),
+        ("training.reward.judges.nowhere.Judge", "does not import"),
+        ("training.reward.judges.local.NoSuchJudge", "does not import"),
         ("LocalRewardModelJudge", "does not import"),
         ("tests.test_judge_registry.NotAJudge", "is not a judge backend"),
-        ("training.judges.registry.backend_choices", "is not a judge backend"),
+        ("training.reward.judges.registry.backend_choices", "is not a judge backend"),
     ])
     def test_a_path_that_names_no_judge_backend_names_the_key_and_the_path(self, path, why):
         with with_backends(broken=path):

@@ -17,13 +17,13 @@ from jobs.runner import job_run_here
 from sketches.models import Render, Sketch
 from tests.fake_vision_server import FakeVisionServer
 from tests.lab_data import presets_ensure
-from training.judges import Picture
-from training.judges.openai_compat import PAINTING_NOT_WORDS, OpenAICompatibleJudge
 from training.lab.selection import ReplaySelection
 from training.lab.selectors import replay_extremes
 from training.lab.services import replay_create
 from training.models import Judge, Rubric
-from training.rubrics import ABSOLUTE
+from training.reward.judges import Picture
+from training.reward.judges.openai_compat import PAINTING_NOT_WORDS, OpenAICompatibleJudge
+from training.reward.kinds import ABSOLUTE
 
 pytestmark = pytest.mark.django_db
 PROMPT = "a peach-pink hibiscus in watercolour"

@@ -34,7 +34,8 @@ from training.optimiser.adapter import Example, prompt_result
 from training.optimiser.config import OptimisationConfig
 from training.optimiser.services import OptimisationError
 from training.presets import SYSTEM_PROMPT
-from training.reward_signals import rollout_from_outcome, signal_context_for, signals_compute
+from training.reward.inputs import rollout_from_outcome
+from training.reward.scoring import signal_context_for, signals_compute
 
 Status = PromptOptimisation.Status
 RUBRIC = [{"name": "gate", "kind": "gate", "weight": 0.3},

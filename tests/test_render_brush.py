@@ -133,8 +133,8 @@ class TestImportBrush:
 class TestRunBrush:
     def test_a_runs_brush_setting_reaches_the_renderer(self, shared, tmp_path):
         from tests.run_data import make_run
-        from training.runs.rewards import completion_store
         from training.runs.services import launched_config
+        from training.sampling.stored import completion_store
 
         run = make_run(tmp_path / "policy", brush="1")
         grpo = RunConfig.from_launched({"grpo": launched_config(run)["grpo"]})

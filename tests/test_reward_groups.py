@@ -14,7 +14,7 @@ from sketches.models import Render
 from tests.lab_data import lab_world
 from tests.sketch_files import read_sketch
 from training.models import Judge, PromptSet, Rollout, Rubric, SystemPrompt, TrainingRun
-from training.rubrics import PRESETS, signal_specs
+from training.reward.rubric import PRESETS, signal_specs
 
 LINES = read_sketch("good/lines.js")  # its strokes are placed by random(): the seed shows
 GENERATIONS = 2
@@ -39,8 +39,8 @@ def png_digest(render: Render) -> str:
 class TestOneSeedAndOneDrawOfReferencesPerGroup:
     @pytest.fixture
     def rubric_reward(self, media, browser_pool):
-        from training.judges.local import LocalRewardModelJudge
-        from training.reward_signals import SignalContext
+        from training.reward.inputs import SignalContext
+        from training.reward.judges.local import LocalRewardModelJudge
         from training.runs.callbacks import RunLease, StepBook
         from training.runs.rewards import RubricReward
         from training.sampling.renderers import ProcessRenderer
@@ -111,8 +111,9 @@ class TestOneSeedAndOneDrawOfReferencesPerGroup:
 def test_rollouts_of_one_group_draw_the_same_references_whatever_their_keys(media):
     """Pairwise against references drawn by the group, not the rollout: the
     same picture in one group wins the same fraction, under any key."""
-    from training.judges.local import LocalRewardModelJudge
-    from training.reward_signals import SignalContext, rollout_from_render, signals_compute
+    from training.reward.inputs import SignalContext, rollout_from_render
+    from training.reward.judges.local import LocalRewardModelJudge
+    from training.reward.scoring import signals_compute
 
     world = lab_world()
     judge = LocalRewardModelJudge()

@@ -12,23 +12,21 @@ import pytest
 from pool.models import PoolSnapshot
 from sketches.rendering import OK, REJECTED, UNAVAILABLE
 from tests.lab_data import lab_world
-from training.judges import JudgeBackend, JudgeUnavailable, judge_backend
-from training.judges.cache import CachedJudge
-from training.judges.hpsv3 import HPSv3Judge
-from training.judges.local import LocalRewardModelJudge
-from training.judges.openai_compat import OpenAICompatibleJudge
 from training.models import Judge
-from training.reward_signals import (
-    SignalContext,
-    SignalInput,
-    approx_tokens,
-    rollout_from_render,
+from training.reward.inputs import SignalContext, SignalInput, approx_tokens, rollout_from_render
+from training.reward.judges import JudgeBackend, JudgeUnavailable, judge_backend
+from training.reward.judges.cache import CachedJudge
+from training.reward.judges.hpsv3 import HPSv3Judge
+from training.reward.judges.local import LocalRewardModelJudge
+from training.reward.judges.openai_compat import OpenAICompatibleJudge
+from training.reward.kinds import KINDS
+from training.reward.rubric import PRESETS, rubric_total, signal_specs
+from training.reward.scoring import (
     signal_context_for,
     signal_problem,
     signals_compute,
     signals_unanswerable,
 )
-from training.rubrics import PRESETS, rubric_total, signal_specs
 
 
 def values_of(signals, rollouts, context=None):
@@ -188,43 +186,52 @@ def spec_of(preset: str, name: str):
     return next(s for s in signal_specs(PRESETS[preset]["signals"]) if s.name == name)
 
 
+def question_of(spec):
+    """What a signal asks a judge: its kind's question, with its parameters."""
+    return KINDS[spec.kind].question, spec.params
+
+
+def asked(preset, name):
+    return question_of(spec_of(preset, name))
+
+
 class TestCannotAnswer:
     """Which questions a backend can never answer, said before any scoring."""
 
     def test_the_base_backend_answers_nothing_and_gates_need_no_judge(self):
         backend = JudgeBackend()
-        assert "gives no preference score" in backend.cannot_answer(spec_of("v2", "preference"))
-        assert "does not compare" in backend.cannot_answer(spec_of("v2", "pairwise"))
-        assert "does not rate pictures on depth" in backend.cannot_answer(spec_of("v1", "depth"))
-        assert backend.cannot_answer(spec_of("v2", "gate")) is None
-        assert backend.cannot_answer(spec_of("v2", "length")) is None
+        assert "gives no preference score" in backend.cannot_answer(*asked("v2", "preference"))
+        assert "does not compare" in backend.cannot_answer(*asked("v2", "pairwise"))
+        assert "does not rate pictures on depth" in backend.cannot_answer(*asked("v1", "depth"))
+        assert backend.cannot_answer(*asked("v2", "gate")) is None
+        assert backend.cannot_answer(*asked("v2", "length")) is None
 
     def test_a_vision_judge_answers_every_question(self):
         vision = OpenAICompatibleJudge(base_url="http://127.0.0.1:9/v1", model="m")
         for preset in ("v1", "v2"):
             for spec in signal_specs(PRESETS[preset]["signals"]):
-                assert vision.cannot_answer(spec) is None, spec.name
+                assert vision.cannot_answer(*question_of(spec)) is None, spec.name
 
     def test_hpsv3_scores_and_compares_but_rates_nothing(self):
         hps = HPSv3Judge("http://127.0.0.1:9")
-        assert hps.cannot_answer(spec_of("v2", "preference")) is None
-        assert hps.cannot_answer(spec_of("v2", "pairwise")) is None
-        reason = hps.cannot_answer(spec_of("v1", "beauty"))
+        assert hps.cannot_answer(*asked("v2", "preference")) is None
+        assert hps.cannot_answer(*asked("v2", "pairwise")) is None
+        reason = hps.cannot_answer(*asked("v1", "beauty"))
         assert "no criteria" in reason and "vision judge" in reason
 
     @pytest.mark.django_db
     def test_the_cache_asks_the_judge_it_holds(self):
         assert "no criteria" in CachedJudge(HPSv3Judge("http://127.0.0.1:9")).cannot_answer(
-            spec_of("v1", "adherence"))
+            *asked("v1", "adherence"))
 
     @pytest.mark.django_db
     def test_the_local_model_rates_every_criterion_but_adherence(self, media):
         lab_world()
         local = LocalRewardModelJudge()
-        reason = local.cannot_answer(spec_of("v1", "adherence"))
+        reason = local.cannot_answer(*asked("v1", "adherence"))
         assert "never sees the prompt" in reason and "vision judge" in reason
         for name in ("preference", "recognisability", "beauty", "technique", "depth"):
-            assert local.cannot_answer(spec_of("v1", name)) is None, name
+            assert local.cannot_answer(*asked("v1", name)) is None, name
 
 
 @pytest.mark.django_db

@@ -6,11 +6,14 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
+from sketches.rendering import OK
 from training.models import Judge, Rubric
-from training.rubrics import (
+from training.reward.inputs import SignalContext, SignalInput
+from training.reward.judges import JudgeBackend
+from training.reward.judges.base import COMPARE_Q, PREFERENCE_Q, RATE_Q
+from training.reward.kinds import KINDS, SignalKind
+from training.reward.rubric import (
     PRESETS,
-    RubricError,
-    SignalSpec,
     ramp_target_at_scale,
     ramp_target_set,
     rubric_specs,
@@ -18,6 +21,8 @@ from training.rubrics import (
     signal_specs,
     specs_kept,
 )
+from training.reward.scoring import signal_problem, signals_compute
+from training.reward.spec import RubricError, SignalSpec
 
 
 @pytest.mark.django_db
@@ -170,3 +175,35 @@ def test_v1_at_our_scale_asks_for_half_as_much_again_as_the_policy_starts_with()
     assert PRESETS["v1"]["signals"][2]["params"]["target_tokens"] == 3000
     # A bound is not a ramp: v2 is left as it is.
     assert ramp_target_set(PRESETS["v2"]["signals"], 121) == PRESETS["v2"]["signals"]
+
+
+class TestKindRegistry:
+    """A new signal kind is one SignalKind in the registry: the rubric's
+    validation, the judges' refusals and the scoring all read it there."""
+
+    def test_a_registered_kind_is_checked_asked_about_and_computed(self, monkeypatch):
+        def check(params, where):
+            if params["colours"] < 1:
+                raise RubricError(f"{where}: colours must be at least 1")
+            return params
+
+        def compute(spec, rollouts, context):
+            return [min(1.0, r.code.count("fill") / spec.params["colours"]) for r in rollouts]
+
+        monkeypatch.setitem(KINDS, "fills", SignalKind("fills", compute, params={"colours": 3},
+                                                       check=check, question=RATE_Q))
+        spec, = signal_specs([{"name": "fills", "kind": "fills", "weight": 1}])
+        assert spec.params == {"colours": 3}
+        with pytest.raises(RubricError, match="signal 1 \\(f\\): colours must be at least 1"):
+            signal_specs([{"name": "f", "kind": "fills", "weight": 1, "params": {"colours": 0}}])
+        with pytest.raises(RubricError, match="unknown parameter"):
+            signal_specs([{"name": "f", "kind": "fills", "weight": 1, "params": {"size": 2}}])
+        context = SignalContext(judge=JudgeBackend(), scorer=None)
+        assert "does not rate pictures" in signal_problem(spec, context)
+        rows = signals_compute([spec], [SignalInput("a", "p", "fill(); fill();", OK)], context)
+        assert rows == [{spec.key: pytest.approx(2 / 3)}]
+
+    def test_every_kind_asks_a_known_question_of_a_known_role(self):
+        for kind in KINDS.values():
+            assert kind.question in (None, PREFERENCE_Q, COMPARE_Q, RATE_Q), kind.name
+            assert kind.role in (None, "judge", "scorer"), kind.name

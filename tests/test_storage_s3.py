@@ -135,7 +135,7 @@ def test_a_snapshot_freezes_and_exports_from_the_bucket(bucket, tmp_path):
 @pytest.mark.django_db
 def test_reward_signals_and_the_reward_model_read_renders_from_the_bucket(bucket):
     from pool.reward.features import decode, load_images
-    from training.reward_signals import SignalContext, rollout_from_render
+    from training.reward.inputs import SignalContext, rollout_from_render
 
     (render,) = pool_renders_create(1, prompt="a poppy")
     grades_give(render, "love")

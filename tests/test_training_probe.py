@@ -263,9 +263,9 @@ class TestScores:
         import torch
 
         from sketches.rendering import OK, UNAVAILABLE, RenderOutcome
-        from training.judges import Picture
-        from training.judges.local import LocalRewardModelJudge
         from training.policy.chat import assistant_text
+        from training.reward.judges import Picture
+        from training.reward.judges.local import LocalRewardModelJudge
         from training.runs.probe.samples import ProbePlan, Prober
         from training.sampling.renderers import ProcessRenderer
 

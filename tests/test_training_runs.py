@@ -429,8 +429,8 @@ class TestRewardFunction:
         from transformers import TrainerState
 
         from training.policy.chat import assistant_text
-        from training.reward_signals import SignalContext
-        from training.rubrics import signal_specs
+        from training.reward.inputs import SignalContext
+        from training.reward.rubric import signal_specs
         from training.runs.callbacks import RunLease, StepBook
         from training.runs.rewards import RubricReward, render_seed
         from training.sampling.renderers import ProcessRenderer
@@ -479,7 +479,7 @@ class TestRewardFunction:
 class TestStepSummary:
     def test_a_batch_without_totals_has_no_reward_rather_than_zero(self):
         from sketches.rendering import UNAVAILABLE, RenderOutcome
-        from training.rubrics import signal_specs
+        from training.reward.rubric import signal_specs
         from training.runs.rewards import step_summary
 
         specs = signal_specs([{"name": "gate", "kind": "gate", "weight": 1.0}])
@@ -494,7 +494,7 @@ class TestStepSummary:
         assert summary["completion_tokens"] == {"mean": 4.5, "min": 3, "max": 6}
 
     def test_groups_with_one_total_or_equal_totals_count_as_zero_spread(self):
-        from training.runs.rewards import zero_spread_share
+        from training.reward.advantages import zero_spread_share
 
         assert zero_spread_share([0.1, 0.5, 0.2, None, 0.3, 0.3], [0, 0, 1, 1, 2, 2]) == 2 / 3
 

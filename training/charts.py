@@ -18,7 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 if TYPE_CHECKING:
     from .models import TrainingStep
-    from .rubrics import SignalSpec
+    from .reward.spec import SignalSpec
 
 # Okabe-Ito colours (safe for colour-blind readers) without the yellow, which vanishes on white.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")

@@ -8,9 +8,9 @@ within groups: "saturated", and its effective share of the total's variance is ~
 nominal weight was a third).
 
 Everything here is computed on what GRPO sees: correlations and effective shares use
-group-centred values (each value minus its group's mean). None is "no opinion" (training.rubrics):
-it is counted as missing and left out, never read as 0, and a rollout with a weighted signal
-missing has no total. The result is JSON-safe: an undefined
+group-centred values (each value minus its group's mean). None is "no opinion"
+(training.reward.rubric): it is counted as missing and left out, never read as 0, and a rollout
+with a weighted signal missing has no total. The result is JSON-safe: an undefined
 number (a constant column's correlation, the std of nothing) is None, never NaN.
 """
 from __future__ import annotations
@@ -20,21 +20,21 @@ from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 
-from .rubrics import SignalSpec, rubric_total
+from .reward.advantages import SCALE_REWARDS, SPREAD_EPS, grpo_advantages
+from .reward.advantages import as_array as _array
+from .reward.advantages import finite as _num
+from .reward.advantages import group_members as _group_members
+from .reward.rubric import rubric_total
+from .reward.spec import SignalSpec
 
 # The article's five judges correlated 0.85-0.95: at this level two signals measure one thing.
 REDUNDANT_AT = 0.85
-# Signal values are 0-1; differences below this are floating-point noise, not spread.
-SPREAD_EPS = 1e-9
 # Saturated: no spread within at least this share of groups (the ramp at step ~30 was 1.0 for
 # every rollout of almost every prompt) ...
 SATURATED_GROUP_SHARE = 0.9
 # ... or a mean within-group std under 2% of the 0-1 range (a reward this flat within a group
 # is drowned by the judges' noise).
 SATURATED_WITHIN_STD = 0.02
-# TRL's GRPOTrainer adds this to the std before dividing (trl 1.16, sum_then_normalize).
-ADVANTAGE_EPS = 1e-4
-SCALE_REWARDS = ("group", "batch", "none")
 HISTOGRAM_BINS = 20
 
 
@@ -99,54 +99,11 @@ def pearson(x: Sequence[float | None], y: Sequence[float | None]) -> float | Non
     return float(np.clip((a @ b) / (norm_a * norm_b), -1.0, 1.0))
 
 
-def grpo_advantages(totals: Sequence[float | None], groups: Sequence[Hashable], *,
-                    scale_rewards: str = "group") -> list[float | None]:
-    """Advantages as TRL's GRPOTrainer computes them from the rewards (trl 1.16):
-    A = r - mean(group), divided by (std + 1e-4) of the group ("group") or of the whole batch
-    ("batch"), or not divided ("none"); std is unbiased (n - 1) as torch.std.
-
-    A rollout without a total gets None and is left out of its group's mean and std (TRL marks
-    it NaN and gives it advantage 0). A group with one total, or totals equal within
-    SPREAD_EPS, gets exactly 0 (TRL: NaN turned into 0, or ~1e-12 of rounding).
-    """
-    if scale_rewards not in SCALE_REWARDS:
-        raise ValueError(f"scale_rewards must be one of {', '.join(SCALE_REWARDS)}")
-    rewards = _array(totals)
-    if rewards.size != len(groups):
-        raise ValueError(f"{rewards.size} totals but {len(groups)} group labels")
-    present = rewards[~np.isnan(rewards)]
-    batch_std = float(present.std(ddof=1)) if present.size > 1 else 0.0
-    advantages = np.full(rewards.size, np.nan)
-    for index in _group_members(groups):
-        index = index[~np.isnan(rewards[index])]
-        group = rewards[index]
-        if group.size == 0:
-            continue
-        if np.ptp(group) <= SPREAD_EPS:
-            advantages[index] = 0.0
-            continue
-        centred = group - group.mean()
-        if scale_rewards == "group":
-            centred = centred / (group.std(ddof=1) + ADVANTAGE_EPS)
-        elif scale_rewards == "batch":
-            centred = centred / (batch_std + ADVANTAGE_EPS)
-        advantages[index] = centred
-    return [_num(value) for value in advantages]
-
-
 # --- columns and groups ---------------------------------------------------------------------
 
 def _clean_row(row: Mapping[str, float | None]) -> dict[str, float | None]:
     """Non-finite values count as missing, like None (a NaN would poison every mean)."""
     return {key: _num(value) for key, value in row.items()}
-
-
-def _group_members(groups: Sequence[Hashable]) -> list[np.ndarray]:
-    """Row indices of each group, groups in order of first appearance."""
-    members: dict[Hashable, list[int]] = {}
-    for index, label in enumerate(groups):
-        members.setdefault(label, []).append(index)
-    return [np.array(index, dtype=int) for index in members.values()]
 
 
 def _group_sizes(members: list[np.ndarray]) -> dict:
@@ -307,20 +264,8 @@ def _advantage_summary(advantages: list[float | None], members: list[np.ndarray]
 
 # --- numbers ---------------------------------------------------------------------------------
 
-def _num(value) -> float | None:
-    """A finite Python float, or None (None, NaN and infinities: JSON has no NaN)."""
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
 def _nan(value) -> float:
     return np.nan if value is None else float(value)
-
-
-def _array(values) -> np.ndarray:
-    return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
 
 
 def reward_trend(values: Sequence[float]) -> dict | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sketches.painter import SUBJECTS, paint
 
-from .rubrics import PRESETS
+from .reward.rubric import PRESETS
 
 LOCAL_JUDGE = "local"
 SYSTEM_PROMPT_NAME = "allow-list"

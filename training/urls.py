@@ -1,6 +1,7 @@
 from django.urls import include, path
 
 from .calibration import views as calibration
+from .external import views as external
 from .lab import views as lab
 
 app_name = "training"
@@ -16,4 +17,5 @@ urlpatterns = [
          name="snapshot_calibrations"),
     path("snapshots/<int:pk>/derive/", calibration.snapshot_derive, name="snapshot_derive"),
     path("runs/", include("training.runs.urls")),
+    path("external-runs/<slug:name>/", external.external_run_detail, name="external_run"),
 ]

@@ -4,8 +4,9 @@ pairwise loss compares, and a split into train / validation / test that keeps
 every render of one sketch on the same side, so the model is never tested on
 a picture whose code it was trained on.
 
-The split is a hash of the sketch's code, not a shuffle: adding grades later
-never moves a render from one side to the other.
+The split is rating.splits' (a hash of the sketch's code, not a shuffle:
+adding grades later never moves a render from one side to the other), the
+same the preference export (rating.preference_export) splits by.
 
 Comparisons (rating's Comparison: a curator preferred one of two renders of
 one prompt) join the grade-derived pairs: Bradley-Terry takes both. A
@@ -30,10 +31,8 @@ import numpy as np
 
 from rating.models import Comparison, Grade
 from rating.sources import comparisons_count, comparisons_decided, grade_sources
+from rating.splits import SPLITS, TEST, TRAIN, VALIDATION, SplitConfig, split_of
 from sketches.models import Render
-
-TRAIN, VALIDATION, TEST = "train", "validation", "test"
-SPLITS = (TRAIN, VALIDATION, TEST)
 
 GRADE_NAMES = ("nope", "okay", "love")  # index = ordinal
 
@@ -65,32 +64,6 @@ class ComparedPair:
 
     winner: str
     loser: str
-
-
-@dataclass(frozen=True)
-class SplitConfig:
-    """The held-out parts, as fractions of sketches (not renders)."""
-
-    test_fraction: float = 0.2  # reported metrics come from here only
-    validation_fraction: float = 0.15  # early stopping watches this
-    seed: int = 0
-
-    def __post_init__(self):
-        if not (0 < self.test_fraction and 0 < self.validation_fraction
-                and self.test_fraction + self.validation_fraction < 1):
-            raise ValueError(
-                f"test_fraction ({self.test_fraction}) and validation_fraction "
-                f"({self.validation_fraction}) must be positive and sum to less than 1")
-
-
-def split_of(group: str, config: SplitConfig) -> str:
-    position = int.from_bytes(
-        hashlib.sha256(f"{config.seed}:{group}".encode()).digest()[:8], "big") / 2**64
-    if position < config.test_fraction:
-        return TEST
-    if position < config.test_fraction + config.validation_fraction:
-        return VALIDATION
-    return TRAIN
 
 
 @dataclass(frozen=True)

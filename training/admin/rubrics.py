@@ -9,7 +9,7 @@ from django.contrib import admin, messages
 from django.utils.html import format_html
 
 from ..models import Judge, Rubric
-from ..rubrics import signal_specs
+from ..reward.rubric import signal_specs
 from ..tasks import judge_agreement_task
 
 

@@ -18,8 +18,8 @@ from jobs.runner import Ending, Running
 from pool.band import BAND, rates_summary
 from sketches.rendering import OK
 
-from ..judges import Picture, judge_backend
 from ..models import Calibration, Judge
+from ..reward.judges import Picture, judge_backend
 from ..sampling.config import SamplingConfig
 from ..sampling.device import memory_release, policy_open
 from ..sampling.renderers import run_renderer

@@ -17,7 +17,7 @@ from pool.band import WinRate, pairings, win_rates_sum
 from pool.models import PoolMember
 from pool.subjects import subject_of_prompt
 
-from ..judges import JudgeBackend, Picture
+from ..reward.judges import JudgeBackend, Picture
 
 # Comparisons asked of the judge at once: a hosted judge answers a batch in
 # parallel (its max_concurrency), and between batches the job writes its

@@ -23,8 +23,10 @@ from pool.band import PER_MEMBER, band_problems, rates_summary, references_kept
 from sketches.rendering import OK
 
 from ..models import Calibration
-from ..reward_signals import SignalContext, SignalInput
-from ..rubrics import PAIRWISE, SignalSpec, rubric_specs, signal_specs
+from ..reward.inputs import SignalContext, SignalInput
+from ..reward.kinds import PAIRWISE
+from ..reward.rubric import rubric_specs, signal_specs
+from ..reward.spec import SignalSpec
 from .measure import RolloutPicture, win_rates_measure
 from .services import calibration_results_store
 

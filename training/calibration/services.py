@@ -20,13 +20,13 @@ from pool.band import CalibrationError, WinRate, band_problems, in_band
 from pool.models import PoolSnapshot
 from pool.services import snapshot_derive
 
-from ..judges import JudgeUnavailable, judge_backend
-from ..judges.base import COMPARE_Q
 from ..launch import job_launch
 from ..models import Calibration, Judge, MemberWinRate, PromptSet, SystemPrompt, TrainingRun
 from ..policy import policy_path, trained_policy_dir
 from ..policy.build import policy_exists
 from ..presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
+from ..reward.judges import JudgeUnavailable, judge_backend
+from ..reward.judges.base import COMPARE_Q
 from ..sampling import conf
 from ..sampling.config import SamplingConfig
 from ..sampling.launch import judge_launched, package_versions, policy_missing

@@ -23,8 +23,8 @@ from django.utils import timezone
 from rating.models import Grade
 from rating.sources import SIMULATED_SOURCES, grade_sources
 
-from ..judges import JudgeUnavailable, Picture, judge_backend
 from ..models import Judge
+from ..reward.judges import JudgeUnavailable, Picture, judge_backend
 
 MAX_RENDERS = 200
 MAX_PAIRS = 200

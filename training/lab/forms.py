@@ -6,8 +6,8 @@ from django import forms
 from pool.models import PoolSnapshot
 from sketches.models import Sketch
 
-from ..judges import DEFAULT_BACKEND
 from ..models import Judge, Replay, Rubric, TrainingRun
+from ..reward.judges import DEFAULT_BACKEND
 from .selection import AUTO, MIN_GROUP, ReplaySelection
 from .services import replay_answerable
 

@@ -10,7 +10,8 @@ import time
 from jobs.runner import Ending, JobStopped, Running
 
 from ..models import Replay, ReplayItem
-from ..reward_signals import rollout_from_render, signal_context_for, signals_compute
+from ..reward.inputs import rollout_from_render
+from ..reward.scoring import signal_context_for, signals_compute
 from .selectors import entry_specs, replay_results
 
 # Renders scored together: one judge batch, one database write, one cancel check.

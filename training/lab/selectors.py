@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..charts import bars_svg, heatmap_svg, histogram_svg
 from ..diagnostics import rubric_diagnostics
 from ..models import Judge, Replay
-from ..rubrics import rubric_specs, rubric_total
+from ..reward.rubric import rubric_specs, rubric_total
 
 RECENT = 20
 EXTREMES = 6
@@ -73,7 +73,7 @@ def findings(diagnosis: dict) -> list[str]:
         share = s.get("effective_share")
         weights = (f"weight {s['weight_share']:.0%}, effective share "
                    f"{'n/a' if share is None else format(share, '.0%')}")
-        # A weighted signal's None leaves the render with no total (training.rubrics).
+        # A weighted signal's None leaves the render with no total (training.reward.rubric).
         costs = ": none of them has a total" if s["weight_share"] else ""
         if s["n"] == 0:
             out.append(f"{s['name']} could not be computed for any of the {s['missing']} "

@@ -1,7 +1,7 @@
 """Replays: create one (its renders and groups are chosen and frozen then),
 queue it, cancel it; its worker scores it in batches (job.py).
 
-A signal the chosen judges can never answer (training.reward_signals.signal_problem)
+A signal the chosen judges can never answer (training.reward.scoring.signal_problem)
 would leave every render with no total: such a replay is refused, with the
 reason and the way out, unless the person chose to drop those signals; then
 each rubric's entry in `rubric_signals` records what was dropped and why,
@@ -15,12 +15,9 @@ from jobs.services import Cancel, job_cancel
 
 from ..models import Judge, Replay, ReplayItem, Rubric
 from ..presets import LOCAL_JUDGE
-from ..reward_signals import (
-    signal_context_for,
-    signals_unanswerable,
-    unanswerable_text,
-)
-from ..rubrics import RubricError, signal_specs, specs_kept
+from ..reward.rubric import signal_specs, specs_kept
+from ..reward.scoring import signal_context_for, signals_unanswerable, unanswerable_text
+from ..reward.spec import RubricError
 from .selection import ReplaySelection, renders_select, selection_resolve
 
 Status = Replay.Status

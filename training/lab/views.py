@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from sketches.access import staff_required
 
 from ..models import Judge, Replay
-from ..rubrics import RubricError
+from ..reward.spec import RubricError
 from ..tasks import judge_agreement_task
 from . import selectors
 from .forms import ReplayForm

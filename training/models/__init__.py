@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .base import NextVersion, RewardJudges
 from .calibrations import Calibration, MemberWinRate
+from .external import ExternalBatch, ExternalItem, ExternalRun
 from .optimisation import PromptCandidate, PromptCandidateQuerySet, PromptOptimisation
 from .policy import PolicyBuild
 from .prompts import PromptSet, SystemPrompt
@@ -16,5 +17,5 @@ __all__ = [
     "NextVersion", "RewardJudges", "Rubric", "Judge", "JudgeVerdict", "Replay",
     "ReplayItem", "SystemPrompt", "PromptSet", "TrainingRun", "TrainingStep", "Rollout", "Probe",
     "ProbeSample", "Calibration", "MemberWinRate", "PromptOptimisation", "PromptCandidateQuerySet",
-    "PromptCandidate", "PolicyBuild"
+    "PromptCandidate", "PolicyBuild", "ExternalRun", "ExternalBatch", "ExternalItem"
 ]

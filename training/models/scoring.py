@@ -6,15 +6,16 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from ..judge_keys import api_key_env_problem
-from ..judges.registry import DEFAULT_BACKEND, backend_choices
-from ..rubrics import RubricError, signal_specs
+from ..reward.judges.keys import api_key_env_problem
+from ..reward.judges.registry import DEFAULT_BACKEND, backend_choices
+from ..reward.rubric import signal_specs
+from ..reward.spec import RubricError
 from .base import NextVersion
 
 
 class Rubric(NextVersion, models.Model):
     """A named, versioned list of weighted signals. The signal list is data
-    (see training.rubrics for the kinds and their parameters); replays keep
+    (see training.reward.kinds for the kinds and their parameters); replays keep
     a copy of the list they used, so editing a rubric never rewrites what
     was measured with it."""
 

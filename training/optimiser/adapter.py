@@ -6,7 +6,7 @@ examples are the prompt set's prompts. Scoring a candidate on a prompt (one
 metric call) samples the policy `samples` times with the candidate as system
 prompt, at the prompt's fixed seed (every candidate draws at the same seeds,
 as the probe does: training/sampling/samples.py), renders each sample at that seed,
-scores it with the rubric (reward_signals, as a run's rollouts are), and
+scores it with the rubric (training.reward, as a run's rollouts are), and
 takes the mean of the totals. Every sample of a prompt faces the same pool
 references, whichever candidate wrote it.
 
@@ -31,8 +31,10 @@ from gepa import EvaluationBatch
 
 from jobs.runner import JobStopped
 
-from ..reward_signals import SignalContext, rollout_from_outcome, signals_compute
-from ..rubrics import SignalSpec, rubric_total
+from ..reward.inputs import SignalContext, rollout_from_outcome
+from ..reward.rubric import rubric_total
+from ..reward.scoring import signals_compute
+from ..reward.spec import SignalSpec
 from ..sampling.config import SamplingConfig
 from ..sampling.outcomes import outcome_counts, unknown_method_called
 from ..sampling.samples import Sampling, prompt_seed, samples_generate

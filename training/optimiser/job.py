@@ -42,8 +42,8 @@ from jobs.lease import Lease
 from jobs.runner import Ending, JobStopped, Running
 
 from ..models import PromptCandidate, PromptOptimisation
-from ..reward_signals import signal_context_for, signals_unanswerable, unanswerable_text
-from ..rubrics import rubric_specs
+from ..reward.rubric import rubric_specs
+from ..reward.scoring import signal_context_for, signals_unanswerable, unanswerable_text
 from ..sampling.config import SamplingConfig
 from ..sampling.device import memory_release, policy_open
 from ..sampling.renderers import run_renderer

@@ -11,8 +11,8 @@ candidate, so a failure is also kept in `failure`, where the job's stopper
 (job.py) reads it and ends the job failed, saying why."""
 from __future__ import annotations
 
-from ..judges import JudgeUnavailable
-from ..judges.openai_compat import chat_completion, endpoint_settings
+from ..reward.judges import JudgeUnavailable
+from ..reward.judges.openai_compat import chat_completion, endpoint_settings
 
 # Room for a rewritten system prompt (the allow-list is about 350 tokens) and
 # a few sentences around its ``` block.

@@ -17,7 +17,7 @@ from jobs.services import Cancel, CancelOutcome, job_cancel, job_not_live
 
 from ..launch import draft_launch
 from ..models import PromptCandidate, PromptOptimisation, SystemPrompt
-from ..rubrics import signal_specs
+from ..reward.rubric import signal_specs
 from ..runs.services import choice_problems, launched_choices, run_unanswerable
 from ..sampling import conf
 from ..sampling.launch import judge_launched, package_versions

@@ -29,8 +29,9 @@ from ..calibration.recalibrate import Recalibrator
 from ..config_base import trl_arguments
 from ..models import Judge
 from ..policy import FINAL, policy_load, run_dir
-from ..reward_signals import SignalContext, signal_context_for
-from ..rubrics import rubric_specs
+from ..reward.inputs import SignalContext
+from ..reward.rubric import rubric_specs
+from ..reward.scoring import signal_context_for
 from ..sampling.device import device_choose, threads_set
 from ..sampling.renderers import FleetRenderer, ProcessRenderer
 from . import conf, ranks

@@ -35,8 +35,8 @@ from jobs.runner import ENDED, Ending, Running
 from sketches.models import Render, Sketch
 
 from ..models import Calibration, Probe, ProbeSample, Rollout, TrainingRun, TrainingStep
-from ..reward_signals import signals_unanswerable, unanswerable_text
-from ..rubrics import rubric_specs
+from ..reward.rubric import rubric_specs
+from ..reward.scoring import signals_unanswerable, unanswerable_text
 from ..sampling.device import memory_release
 from ..sampling.renderers import run_renderer
 from . import ranks

@@ -23,7 +23,7 @@ from ..models import Rollout, TrainingRun
 from ..policy import builtin_policy_dir
 from ..policy.build import policy_exists, policy_record
 from ..policy.selectors import policy_build_latest
-from ..rubrics import RubricError, SignalSpec
+from ..reward.spec import RubricError, SignalSpec
 from . import selectors
 from .config import RunConfig
 from .probe.presenters import run_overoptimisation, run_probe

@@ -17,7 +17,7 @@ global positions (a group may span two processes), and every process returns
 its own slice of the totals. The others never render or write.
 
 A completion with no total (any weighted signal missing: its render
-unavailable, a judge that did not answer it; training.rubrics.rubric_total)
+unavailable, a judge that did not answer it; training.reward.rubric.rubric_total)
 returns None: TRL turns None into NaN, leaves it out of its group's mean and
 std and gives it advantage 0. Nothing here turns None into 0, or into a total
 of the signals that did answer. Each step counts its rollouts with no total (no_total).
@@ -31,19 +31,17 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
-from sketches.brush_api import DEFAULT_BRUSH
-from sketches.code_text import extract_code
-from sketches.models import Render, Sketch
 from sketches.rendering import RenderOutcome
-from sketches.services import render_store, sketch_create
 
-from ..diagnostics import SPREAD_EPS, grpo_advantages
 from ..models import Rollout
-from ..reward_signals import SignalContext, rollout_from_outcome, signals_compute
-from ..rubrics import SignalSpec, rubric_total
+from ..reward.advantages import grpo_advantages, zero_spread_share
+from ..reward.inputs import SignalContext, rollout_from_outcome
+from ..reward.scoring import totals_compute
+from ..reward.spec import SignalSpec
 from ..sampling.outcomes import outcome_counts
 from ..sampling.renderers import FleetRenderer, ProcessRenderer
 from ..sampling.samples import SEED_RANGE
+from ..sampling.stored import completion_store
 from . import ranks
 from .callbacks import RunLease, StepBook
 
@@ -68,7 +66,7 @@ def rollout_key(run_id: int, step: int, index: int) -> str:
 
 def group_key(run_id: int, step: int, group: int) -> str:
     """What the group's rollouts share in the draw of pairwise references
-    (training.reward_signals.SignalInput.group): the same references for each of them."""
+    (training.reward.inputs.SignalInput.group): the same references for each of them."""
     return f"run:{run_id}:{step}:group:{group}"
 
 
@@ -141,8 +139,7 @@ class RubricReward:
                                          tokens=count, group=group_key(self.run_id, step, group))
                     for key, subject, text, outcome, count, group
                     in zip(keys, subjects, texts, outcomes, tokens, groups, strict=True)]
-        values = signals_compute(self.specs, rollouts, self.context)
-        totals = [rubric_total(row, self.specs) for row in values]
+        values, totals = totals_compute(self.specs, rollouts, self.context)
         for text in self.context.notices:
             self.book.notice(text)
         yardstick_mean = self._yardstick_mean(outcomes)
@@ -192,20 +189,6 @@ def _check_groups(subjects: list[str], groups: list[int]) -> None:
                                f"group {group} holds {first[group]!r} and {subject!r}")
 
 
-def completion_store(*, text: str, prompt: str, meta: dict, seed: int,
-                     outcome: RenderOutcome) -> tuple[Sketch, Render]:
-    """A policy's completion as a Sketch (origin rollout, so it joins the
-    grading queue) and its Render, stored by sketches.services.render_store
-    like every render: a rollout's (below) and a probe sample's (probe/)."""
-    sketch = sketch_create(code=extract_code(text) or text, prompt=prompt,
-                           origin=Sketch.Origin.ROLLOUT, meta=meta)
-    # The version it rendered with (the run's brush setting, resolved for
-    # "auto"), so a re-render draws it with the same library.
-    render = render_store(render=Render.objects.create(
-        sketch=sketch, seed=seed, brush=outcome.brush_version or DEFAULT_BRUSH), outcome=outcome)
-    return sketch, render
-
-
 def rollouts_store(*, run_id: int, step: int, prompts, texts, outcomes, seeds, values, totals,
                    advantages, tokens, num_generations: int) -> list[Rollout]:
     """A Sketch and Render (completion_store) and a Rollout row per
@@ -247,19 +230,6 @@ def step_summary(specs: Sequence[SignalSpec], outcomes: Sequence[RenderOutcome],
         "gate_pass": counts.share("gate_passed"),
         "unknown_method_rate": counts.share("unknown_method"),
     }
-
-
-def zero_spread_share(totals: Sequence[float | None], groups: Sequence[int]) -> float | None:
-    """Share of groups that teach nothing: fewer than two totals, or all equal."""
-    members: dict[int, list[float]] = {}
-    for total, group in zip(totals, groups, strict=True):
-        members.setdefault(group, [])
-        if total is not None:
-            members[group].append(total)
-    if not members:
-        return None
-    flat = sum(len(v) < 2 or max(v) - min(v) <= SPREAD_EPS for v in members.values())
-    return flat / len(members)
 
 
 def _mean_std(values: list[float]) -> dict[str, float | None]:

@@ -11,7 +11,8 @@ from pool.reward.selectors import gold_newest, reward_model_active, yardstick_ne
 
 from ..models import Judge, PromptSet, Rollout, Rubric, SystemPrompt, TrainingRun, TrainingStep
 from ..presets import LOCAL_JUDGE, PROMPT_SET_NAME, SYSTEM_PROMPT_NAME
-from ..rubrics import SignalSpec, rubric_specs
+from ..reward.rubric import rubric_specs
+from ..reward.spec import SignalSpec
 
 RECENT = 30
 DEFAULT_RUBRIC = "v2"  # the article's second rubric: it kept climbing where v1 stalled

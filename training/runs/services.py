@@ -37,8 +37,9 @@ from ..launch import draft_launch
 from ..models import Rubric, TrainingRun
 from ..policy import policy_parameters, policy_path
 from ..policy.build import policy_exists
-from ..reward_signals import signal_context_for, signals_unanswerable, unanswerable_text
-from ..rubrics import RubricError, signal_specs, specs_kept
+from ..reward.rubric import signal_specs, specs_kept
+from ..reward.scoring import signal_context_for, signals_unanswerable, unanswerable_text
+from ..reward.spec import RubricError
 from ..sampling.launch import judge_launched, package_versions, policy_missing
 from . import conf
 from .config import RunConfig, RunConfigError

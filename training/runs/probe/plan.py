@@ -12,10 +12,10 @@ import random
 from pool.models import RewardModel
 from pool.reward.selectors import disjoint_from, gold_shared, reward_model_active
 
-from ...judges import JudgeUnavailable
-from ...judges.local import LocalRewardModelJudge
-from ...judges.registry import backend_class
 from ...models import TrainingRun
+from ...reward.judges import JudgeUnavailable
+from ...reward.judges.local import LocalRewardModelJudge
+from ...reward.judges.registry import backend_class
 from ...sampling.samples import SEED_RANGE
 
 # Prompts a probe samples. The painter prompt set lists two prompts per

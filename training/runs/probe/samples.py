@@ -20,13 +20,13 @@ from django.db import transaction
 from pool.models import PoolMember, RewardModel
 from sketches.rendering import OK, REJECTED, RenderOutcome
 
-from ...judges import Picture
-from ...judges.local import LocalRewardModelJudge
 from ...models import Probe, ProbeSample
+from ...reward.judges import Picture
+from ...reward.judges.local import LocalRewardModelJudge
 from ...sampling.config import SamplingConfig
 from ...sampling.samples import Sample, Sampling, samples_generate
+from ...sampling.stored import completion_store
 from ..config import RunConfig
-from ..rewards import completion_store
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class Prober:
 
 def probe_store(*, run_id: int, step: int, plan: ProbePlan, samples: list[Sample],
                 outcomes: list[RenderOutcome], scores: list[float | None]) -> Probe:
-    """The Probe and, per sample, a Sketch and Render (rewards.completion_store,
+    """The Probe and, per sample, a Sketch and Render (sampling.stored.completion_store,
     the meta saying probe) and a ProbeSample, in one transaction. A probe
     stored already (reached again by a redelivered run) is kept as it was."""
     with transaction.atomic():

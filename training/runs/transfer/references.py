@@ -6,8 +6,8 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 
 from pool.models import PoolSnapshot
-from training.judges import DEFAULT_BACKEND
 from training.models import Judge, PromptSet, Rubric, SystemPrompt
+from training.reward.judges import DEFAULT_BACKEND
 
 from .common import IMPORTED, RUN_FILE, TransferError
 

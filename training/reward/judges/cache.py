@@ -26,8 +26,8 @@ class CachedJudge(JudgeBackend):
         self.notices = inner.notices  # one list: the inner judge's notices show
         self.hits = self.misses = 0
 
-    def cannot_answer(self, spec):
-        return self.inner.cannot_answer(spec)
+    def cannot_answer(self, question, params):
+        return self.inner.cannot_answer(question, params)
 
     def preference(self, pictures, prompts):
         return self._ask("preference", [(p.sha256, "") for p in pictures], prompts,

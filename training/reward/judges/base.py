@@ -6,7 +6,7 @@ at once or send many requests in parallel:
 - `compare(pairs, prompts)`: the probability that the first picture of each
   pair is the better painting (0.5 is a tie);
 - `rate(pictures, prompts, criterion)`: a 0-10 rating on one criterion
-  (training.rubrics.CRITERIA), returned divided by 10.
+  (CRITERIA), returned divided by 10.
 
 Every answer is from 0 to 1, or None where the backend could not answer
 (an outage, a timeout, a reply that would not parse). A backend records why
@@ -21,17 +21,22 @@ local reward model rates every criterion but adherence).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 
 from files.stored import local_path, read_bytes
 
-from ..rubrics import ABSOLUTE, PAIRWISE, PREFERENCE, SignalSpec
-
 PREFERENCE_Q, COMPARE_Q, RATE_Q = "preference", "compare", "rate"
-# The question each judged signal kind asks (the other kinds need no judge).
-QUESTION_OF = {PREFERENCE: PREFERENCE_Q, PAIRWISE: COMPARE_Q, ABSOLUTE: RATE_Q}
+# The criteria `rate` answers, 0-10 (stored divided by 10).
+CRITERIA = {
+    "adherence": "How well does the painting show what the prompt asks for?",
+    "recognisability": "How easily can you tell what the painting depicts?",
+    "beauty": "How beautiful is the painting?",
+    "technique": "How skilful is the brushwork and use of the medium?",
+    "depth": "How much depth, layering and richness does the painting have?",
+    "overall": "How good is this painting overall, as a piece of watercolour art?",
+}
 
 
 class JudgeUnavailable(RuntimeError):
@@ -73,11 +78,11 @@ class JudgeBackend:
     says so once per question.
 
     A backend is listed by dotted path in PAINTRL_JUDGE_BACKENDS (settings)
-    and chosen by a Judge row's key there (training.judges.registry). A
+    and chosen by a Judge row's key there (training.reward.judges.registry). A
     subclass sets `label` (the admin's name for it) and `questions`, answers
     those questions, and overrides `from_judge` when a Judge row configures
     it (an endpoint, a model, a timeout). Answers of a `cacheable` backend go
-    through the database cache (training.judges.cache).
+    through the database cache (training.reward.judges.cache).
     """
 
     key = "none"
@@ -102,14 +107,15 @@ class JudgeBackend:
         if text not in self.notices:
             self.notices.append(text)
 
-    def cannot_answer(self, spec: SignalSpec) -> str | None:
-        """Why this backend can never answer the question `spec` asks, with
-        the way out where the backend knows it; None when it can (a single
-        answer may still fail on the day) or when `spec` needs no judge."""
-        question = QUESTION_OF.get(spec.kind)
+    def cannot_answer(self, question: str | None, params: Mapping) -> str | None:
+        """Why this backend can never answer `question` (PREFERENCE_Q,
+        COMPARE_Q, RATE_Q: what a signal kind asks, training.reward.kinds)
+        asked with a signal's `params`, with the way out where the backend
+        knows it; None when it can (a single answer may still fail on the
+        day) or when no question is asked."""
         if question is None or question in self.questions:
             return None
-        return self._no_answer(question, spec.params.get("criterion", ""))
+        return self._no_answer(question, params.get("criterion", ""))
 
     def _no_answer(self, question: str, criterion: str = "") -> str:
         return {PREFERENCE_Q: f"{self.key} gives no preference score",

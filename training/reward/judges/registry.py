@@ -35,7 +35,7 @@ def backend_class(backend: str) -> type[JudgeBackend]:
     if not (isinstance(found, type) and issubclass(found, JudgeBackend)):
         raise ImproperlyConfigured(
             f"{SETTING}[{backend!r}] = {path!r} is not a judge backend (a subclass of "
-            "training.judges.base.JudgeBackend)")
+            "training.reward.judges.base.JudgeBackend)")
     return found
 
 

@@ -1,5 +1,6 @@
-"""Rubrics as data: the signal kinds, their parameters, the two presets, and
-how signal values add up to a rollout's reward.
+"""Rubrics as data: a rubric's signal list checked against the signal kinds
+(kinds.KINDS), the two presets, and how signal values add up to a rollout's
+reward.
 
 Every signal gives a value from 0 to 1, or None when it could not be
 computed (the browser or the judge failed): None is "no opinion", never 0.
@@ -10,7 +11,7 @@ of the signals that happened to answer would pay for failing (under v2, an
 unavailable render kept its length point and totalled 1.0; an ok render
 whose judge failed kept gate + length + preference, inflated).
 
-A signal the configured judges can never answer (training.reward_signals.
+A signal the configured judges can never answer (training.reward.scoring.
 signal_problem) is not a per-rollout failure but a configuration problem:
 the launch and the replay lab refuse it, or, where a person chooses to,
 drop it openly (`specs_kept`): the dropped signal and its weight are
@@ -18,40 +19,20 @@ recorded and shown, never silently re-weighted away.
 """
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
-GATE = "gate"
-COMPILE_GATE = "compile_gate"
-BRUSH_GATE = "brush_gate"
-LENGTH = "length"
-PREFERENCE = "preference"
-PAIRWISE = "pairwise"
-ABSOLUTE = "absolute"
-KINDS = (GATE, COMPILE_GATE, BRUSH_GATE, LENGTH, PREFERENCE, PAIRWISE, ABSOLUTE)
-
-# The questions an absolute judge answers, 0-10 (stored divided by 10).
-CRITERIA = {
-    "adherence": "How well does the painting show what the prompt asks for?",
-    "recognisability": "How easily can you tell what the painting depicts?",
-    "beauty": "How beautiful is the painting?",
-    "technique": "How skilful is the brushwork and use of the medium?",
-    "depth": "How much depth, layering and richness does the painting have?",
-    "overall": "How good is this painting overall, as a piece of watercolour art?",
-}
-
-# Defaults and the parameters each kind accepts.
-PARAMS = {
-    GATE: {},
-    COMPILE_GATE: {},
-    BRUSH_GATE: {},
-    LENGTH: {"mode": "bound", "min_tokens": 1, "max_tokens": 2000, "target_tokens": 3000},
-    PREFERENCE: {},
-    PAIRWISE: {"k": 2, "okay_share": 0.0},
-    ABSOLUTE: {"criterion": "overall"},
-}
+from .kinds import (
+    ABSOLUTE,
+    BRUSH_GATE,
+    COMPILE_GATE,
+    GATE,
+    KINDS,
+    LENGTH,
+    PAIRWISE,
+    PREFERENCE,
+)
+from .spec import RubricError, SignalSpec
 
 PRESETS = {
     "v2": {
@@ -90,24 +71,6 @@ PRESETS = {
 }
 
 
-class RubricError(ValueError):
-    """A rubric's signal list is not valid; the message says where and why."""
-
-
-@dataclass(frozen=True)
-class SignalSpec:
-    name: str
-    kind: str
-    weight: float
-    params: Mapping = field(default_factory=dict)
-
-    @property
-    def key(self) -> str:
-        """Identifies the computation: two signals with the same kind and
-        parameters (in two rubrics compared side by side) are computed once."""
-        return f"{self.kind}:{json.dumps(dict(self.params), sort_keys=True)}"
-
-
 def signal_specs(data) -> list[SignalSpec]:
     """Validated specs from a rubric's JSON list; parameters get their defaults."""
     if not isinstance(data, list) or not data:
@@ -142,38 +105,13 @@ def signal_specs(data) -> list[SignalSpec]:
 
 
 def _checked_params(kind: str, params: dict, where: str) -> dict:
-    defaults = PARAMS[kind]
+    defaults = KINDS[kind].params
     unknown = set(params) - set(defaults)
     if unknown:
         accepted = ", ".join(defaults) or "none"
         raise RubricError(f"{where}: unknown parameter(s) {', '.join(sorted(unknown))} "
                           f"(accepted: {accepted})")
-    merged = {**defaults, **params}
-    if kind == LENGTH:
-        if merged["mode"] not in ("bound", "ramp"):
-            raise RubricError(f"{where}: mode must be 'bound' or 'ramp'")
-        for name in ("min_tokens", "max_tokens", "target_tokens"):
-            if not _whole(merged[name]) or merged[name] < 1:
-                raise RubricError(f"{where}: {name} must be a whole number >= 1")
-        if merged["min_tokens"] > merged["max_tokens"]:
-            raise RubricError(f"{where}: min_tokens exceeds max_tokens")
-        # Keep only what the mode uses, so equal computations share a key.
-        keep = ("min_tokens", "max_tokens") if merged["mode"] == "bound" else ("target_tokens",)
-        merged = {"mode": merged["mode"], **{name: merged[name] for name in keep}}
-    elif kind == PAIRWISE:
-        if not _whole(merged["k"]) or not 1 <= merged["k"] <= 16:
-            raise RubricError(f"{where}: k must be a whole number from 1 to 16")
-        share = merged["okay_share"]
-        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
-            raise RubricError(f"{where}: okay_share must be from 0 to 1")
-        merged["okay_share"] = float(share)
-    elif kind == ABSOLUTE and merged["criterion"] not in CRITERIA:
-        raise RubricError(f"{where}: criterion must be one of {', '.join(CRITERIA)}")
-    return merged
-
-
-def _whole(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return KINDS[kind].check({**defaults, **params}, where)
 
 
 def rubric_total(values: Mapping[str, float | None], specs: Sequence[SignalSpec]) -> float | None:

@@ -26,9 +26,8 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from email.utils import parsedate_to_datetime
 
-from ..judge_keys import api_key_env_problem
-from ..rubrics import CRITERIA
-from .base import COMPARE_Q, PREFERENCE_Q, RATE_Q, JudgeBackend, JudgeUnavailable, Picture
+from .base import COMPARE_Q, CRITERIA, PREFERENCE_Q, RATE_Q, JudgeBackend, JudgeUnavailable, Picture
+from .keys import api_key_env_problem
 
 # Part of the cache key: change it when the questions change, so cached
 # verdicts to the old wording are not reused. v2: PAINTING_NOT_WORDS.

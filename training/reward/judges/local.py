@@ -24,7 +24,6 @@ from pool.reward.conf import torch_threads
 from pool.reward.scoring import scorer_for
 from pool.reward.selectors import reward_model_active
 
-from ..rubrics import ABSOLUTE
 from .base import COMPARE_Q, PREFERENCE_Q, RATE_Q, JudgeBackend, JudgeUnavailable, Picture
 
 # Scores remembered per process by picture hash: pool references recur in
@@ -89,10 +88,10 @@ class LocalRewardModelJudge(JudgeBackend):
         flat = self.scores([p for pair in pairs for p in pair])
         return [_sigmoid(flat[2 * i] - flat[2 * i + 1]) for i in range(len(pairs))]
 
-    def cannot_answer(self, spec):
-        if spec.kind == ABSOLUTE and spec.params.get("criterion") == "adherence":
+    def cannot_answer(self, question, params):
+        if question == RATE_Q and params.get("criterion") == "adherence":
             return NO_ADHERENCE
-        return super().cannot_answer(spec)
+        return super().cannot_answer(question, params)
 
     def rate(self, pictures, prompts, criterion):
         if criterion == "adherence":
