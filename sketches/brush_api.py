@@ -84,10 +84,12 @@ def paint_methods_for(brush: str) -> frozenset[str]:
     return _METHODS[brush][1]
 
 
-def detect_brush_version(names: set[str]) -> str:
+def detect_brush_version(names: set[str], era_1: bool = False) -> str:
     """The p5.brush version a sketch making these brush calls is written for:
     1 where it calls names only 1.x has (bleed, setHatch, reBlend, push, ...)
-    and none only 2.x has; else 2, the default."""
+    and none only 2.x has, or, calling only names both have, where it is
+    otherwise written for p5 1.x (`era_1`: code_text.written_for_p5_1); else
+    2, the default."""
     only_1 = names & (BRUSH_1_METHODS - BRUSH_METHODS)
     only_2 = names & (BRUSH_METHODS - BRUSH_1_METHODS)
-    return "1" if only_1 and not only_2 else "2"
+    return "1" if (only_1 or era_1) and not only_2 else "2"

@@ -91,3 +91,14 @@ BRUSH_CALL = re.compile(r"\bbrush\s*\.\s*([A-Za-z_$][\w$]*)")
 def brush_member_names(code: str) -> set[str]:
     bare, _ = strip_comments_and_strings(code)
     return set(BRUSH_CALL.findall(bare))
+
+
+# What only a sketch written for p5 1.x and p5.brush 1.0/1.1 does: define
+# preload() (p5 2.x never calls it) or mix colours with the spectral global
+# (p5.brush 1.0's pages loaded spectral.js for it; 1.1 and 2.x bundle their own).
+ERA_1_SIGNS = re.compile(r"\bfunction\s+preload\s*\(|\.\s*preload\s*=|\bspectral\s*\.")
+
+
+def written_for_p5_1(code: str) -> bool:
+    bare, _ = strip_comments_and_strings(code)
+    return ERA_1_SIGNS.search(bare) is not None

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from . import gate, painted_words
 from .brush_api import AUTO_BRUSH, brush_choice_check, detect_brush_version
 from .brush_api import BRUSHES as BRUSHES  # where callers have found it
-from .code_text import brush_member_names, extract_code
+from .code_text import brush_member_names, extract_code, written_for_p5_1
 from .renderer.config import WORDS_REJECT, RendererConfig
 from .renderer.libraries import BRUSH_VERSIONS, DEFAULT_BRUSH
 from .renderer.paint import paint_fraction
@@ -120,7 +120,7 @@ def brush_version_for(code: str, brush: str = AUTO_BRUSH) -> str:
     """The p5.brush version to render `code` with: `brush` itself, or for
     AUTO_BRUSH the one its calls are written for."""
     if brush_choice_check(brush) == AUTO_BRUSH:
-        return detect_brush_version(brush_member_names(code))
+        return detect_brush_version(brush_member_names(code), written_for_p5_1(code))
     return brush
 
 

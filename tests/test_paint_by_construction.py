@@ -101,6 +101,21 @@ new p5((s) => {
         assert outcome.status == OK, outcome.report()
         assert outcome.brush_call_counts == {"set": 2, "line": 7}
 
+    def test_an_instance_mode_sketch_for_p5_brush_1_is_painted(self, replay_pool):
+        # p5 1.x sets p5.instance in global mode only: the page's hooks take
+        # the instance they are called on.
+        outcome = render_text(replay_pool, """
+new p5((p) => {
+  p.setup = () => {
+    p.createCanvas(200, 200, p.WEBGL);
+    p.background("#f6f1e8");
+    brush.setHatch("HB", "#002185");
+    brush.hatch(6, 45);
+    brush.rect(-80, -80, 160, 160);
+  };
+});""", seed=3, brush="1")
+        assert outcome.status == OK, outcome.report()
+
     def test_the_same_code_and_seed_paint_the_same_picture_twice(self, replay_pool):
         first = render_text(replay_pool, sketch(), seed=9)
         second = render_text(replay_pool, sketch(), seed=9)

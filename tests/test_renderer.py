@@ -15,7 +15,7 @@ from sketches.painter import paint
 from sketches.renderer import RenderPool
 from sketches.renderer.fidelity import MEAN_LEVELS_MAX, OFF_SHARE_MAX, picture_difference
 from sketches.renderer.sandbox import STOP_GRACE_S
-from sketches.rendering import HARNESS_VERSION, render_text
+from sketches.rendering import HARNESS_VERSION, brush_version_for, render_text
 from tests.chromium import SHORT_DEADLINE_S, make_config
 from tests.chromium_faults import chromium_that_fails_mid_render
 from tests.sketch_files import read_sketch
@@ -144,7 +144,8 @@ class TestHonestSketches:
         assert (sized.width, sized.height) == (side, side)
         probe = LINES.replace("background(", f"""const seen = [innerWidth, innerHeight, outerWidth,
             screen.width, screen.availHeight, visualViewport.width,
-            document.documentElement.clientWidth, document.documentElement.clientHeight];
+            document.documentElement.clientWidth, document.documentElement.clientHeight,
+            document.body.clientWidth, document.body.offsetWidth, document.body.clientHeight];
           if (seen.some((v) => v !== {side})) throw new Error("window " + seen);
           background(""")
         outcome = render_text(browser_pool, probe)
@@ -654,6 +655,20 @@ class TestBrushVersions:
         assert "runtime_error" in outcome.violations, outcome.report()
         assert "spectral" in outcome.details["runtime_error"]
         assert "spectral.js" not in outcome.libraries
+
+    @pytest.mark.parametrize("sign", [
+        "spectral.mix('#fff', '#000', 0.5);",   # 1.0's pages loaded spectral.js
+        "",                                     # preload(), which p5 2.x never calls
+    ])
+    def test_a_sketch_calling_shared_names_but_written_for_p5_1_is_detected(self, sign):
+        code = LINES.replace("function setup() {", f"function setup() {{\n  {sign}")
+        if not sign:
+            code = "function preload() {}\n" + code
+        assert brush_version_for(code) == "1"
+        # In a comment or a string it is not a sign.
+        quoted = LINES.replace("function setup() {",
+                               "// function preload() {} spectral.mix\nfunction setup() {")
+        assert brush_version_for(quoted) == brush_version_for(LINES) == "2"
 
     def test_versions_alternate_on_the_same_browsers(self, browser_pool):
         # Tabs wait with the 2.x page; a 1.x sketch loads its page first.

@@ -284,12 +284,19 @@
       lockGetter(VisualViewport.prototype, "width", () => side);
       lockGetter(VisualViewport.prototype, "height", () => side);
     }
+    // The page's root and body measure as the window does: sketches size
+    // their canvas by document.body.clientWidth as often as by windowWidth.
     const root = document.documentElement;
-    for (const name of ["clientWidth", "clientHeight"]) {
-      const native = Object.getOwnPropertyDescriptor(Element.prototype, name).get;
-      lockGetter(Element.prototype, name, function () {
-        return this === root ? side : apply(native, this, []);
-      });
+    const bodyOf = Object.getOwnPropertyDescriptor(Document.prototype, "body").get;
+    const whole = (element) => element === root || element === apply(bodyOf, document, []);
+    for (const [proto, names] of [[Element.prototype, ["clientWidth", "clientHeight"]],
+                                  [HTMLElement.prototype, ["offsetWidth", "offsetHeight"]]]) {
+      for (const name of names) {
+        const native = Object.getOwnPropertyDescriptor(proto, name).get;
+        lockGetter(proto, name, function () {
+          return whole(this) ? side : apply(native, this, []);
+        });
+      }
     }
   };
   windowWork();
@@ -1199,12 +1206,13 @@
         lifecycles.postdraw = function () { postdraw(this); };
       });
     } else {
-      // p5 1.x: registered methods, called on window in global mode.
+      // p5 1.x: registered methods, called on the instance in instance mode
+      // and on window in global mode (where p5.instance is the instance).
       const P = window.p5;
-      const self = () => P.instance;
-      P.prototype.registerMethod("beforeSetup", function () { presetup(self()); });
-      P.prototype.registerMethod("afterSetup", function () { postsetup(self()); });
-      P.prototype.registerMethod("post", function () { postdraw(self()); });
+      const self = (receiver) => (receiver instanceof P ? receiver : P.instance);
+      P.prototype.registerMethod("beforeSetup", function () { presetup(self(this)); });
+      P.prototype.registerMethod("afterSetup", function () { postsetup(self(this)); });
+      P.prototype.registerMethod("post", function () { postdraw(self(this)); });
     }
   };
 

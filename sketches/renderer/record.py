@@ -15,7 +15,7 @@ import json
 import math
 from dataclasses import dataclass
 
-from ..brush_api import BRUSH_1, BRUSH_2, DEFAULT_BRUSH, methods_for
+from ..brush_api import BRUSH_1, BRUSH_2, DEFAULT_BRUSH, methods_for, paint_methods_for
 
 # The vocabulary of a list, beside the library's own methods
 # (brush_api.BRUSH_METHODS, BRUSH_1_METHODS): the p5 state the library reads,
@@ -25,6 +25,8 @@ from ..brush_api import BRUSH_1, BRUSH_2, DEFAULT_BRUSH, methods_for
 STATE_CALLS = ("push", "pop", "translate", "rotate", "scale", "shearX", "shearY",
                "applyMatrix", "resetMatrix", "angleMode", "randomSeed", "noiseSeed")
 PAPER_CALLS = ("background", "clear")
+# The methods of a Polygon or a Plot that lay paint.
+PAINTING = frozenset({"show", "draw", "fill", "wash", "hatch", "mass", "erase"})
 # Recorded by the recorder itself, never by name from the sketch.
 RECORDER_CALLS = ("canvas", "Polygon", "Plot", "fieldData")
 # A library method whose name is also a p5 state call (1.x's brush.push,
@@ -59,6 +61,16 @@ class Vocabulary:
         return tuple(sorted(self.methods - self.answered))
 
     @property
+    def painting(self) -> tuple[str, ...]:
+        """The names in a list that lay paint (the rest set state or make
+        objects): what a later frame's opaque background paints over."""
+        objects = ("Polygon", "Plot")
+        methods = paint_methods_for(self.brush) - set(objects)
+        return tuple(sorted(methods | FULL_CANVAS_CALLS | set(PAPER_CALLS)
+                            | {f"Polygon.{m}" for m in self.polygon_methods if m in PAINTING}
+                            | {f"Plot.{m}" for m in self.plot_methods if m in PAINTING}))
+
+    @property
     def prefixed(self) -> tuple[str, ...]:
         return tuple(sorted(self.methods & (set(STATE_CALLS) | set(PAPER_CALLS))))
 
@@ -70,11 +82,13 @@ class Vocabulary:
             "methods": list(self.recorded),
             "answered": sorted(self.answered),
             "prefixed": list(self.prefixed),
+            "painting": list(self.painting),
             "polygonMethods": list(self.polygon_methods),
             "plotMethods": list(self.plot_methods),
             "brushNames": list(self.brush_names),
             "fieldNames": list(self.field_names),
             "maxCalls": MAX_CALLS,
+            "maxPaintCalls": MAX_PAINT_CALLS,
             "maxValues": MAX_VALUES,
             "maxTipShapes": MAX_TIP_SHAPES,
         }
@@ -113,8 +127,11 @@ PLOT_METHODS = VOCABULARIES[BRUSH_2].plot_methods
 RECORDED_BRUSH_CALLS = VOCABULARIES[BRUSH_2].recorded
 
 # Bounds on the list (recorder.js stops recording past them and says why).
-# A painting of the painter's heaviest tier is a few thousand calls.
-MAX_CALLS = 50_000
+# A painting of the painter's heaviest tier is a few thousand calls; an
+# animation's covered frames keep their state calls (recorder.js), which are
+# cheap to replay, so the calls that paint have the tighter bound.
+MAX_PAINT_CALLS = 50_000
+MAX_CALLS = 200_000
 # Numbers and strings in all: a custom field is 200 x 200 of them.
 MAX_VALUES = 2_000_000
 # Shapes a custom tip may draw on its 100 x 100 surface.
@@ -233,6 +250,8 @@ def check(raw: str, max_canvas_side: int, brush: str = DEFAULT_BRUSH) -> Recordi
     library_state = False
     fill_area = 0.0
     full_canvas_calls = 0
+    painting = set(vocabulary.painting)
+    paint_calls = 0
     for frame in frames:
         for call in frame:
             if not isinstance(call, list) or not call or not isinstance(call[0], str):
@@ -263,8 +282,12 @@ def check(raw: str, max_canvas_side: int, brush: str = DEFAULT_BRUSH) -> Recordi
             _bound(name.removeprefix(BRUSH_PREFIX), args, width, height)
             library_state = library_state or name in LIBRARY_STATE_CALLS
             full_canvas_calls += name in FULL_CANVAS_CALLS
+            paint_calls += name in painting
             if name in ("rect", "circle") and width and height:
                 fill_area += _shape_area(name, args) / (width * height)
+    if calls > MAX_CALLS or paint_calls > MAX_PAINT_CALLS:
+        raise RecordRefused(PAINT_OVER_BUDGET, f"{calls:,} calls, {paint_calls:,} of them painting "
+                                         f"(at most {MAX_CALLS:,} and {MAX_PAINT_CALLS:,})")
     if full_canvas_calls > MAX_FULL_CANVAS_CALLS:
         raise RecordRefused(PAINT_OVER_BUDGET, f"{full_canvas_calls:,} full-canvas blends "
                                          f"(reBlend, reDraw; at most {MAX_FULL_CANVAS_CALLS:,})")

@@ -49,6 +49,7 @@
   const record = create(null);
   record.frames = [[]];
   record.calls = 0;
+  record.paintCalls = 0;  // of them, calls that lay paint
   record.values = 0;      // numbers and strings stored, a bound on the list's size
   record.overflow = "";   // why recording stopped, once a bound was hit
   let recording = false;
@@ -58,11 +59,46 @@
     if (!record.overflow) record.overflow = why;
   };
   const push = (list, value) => apply(arrayPush, list, [value]);
+  // What an earlier frame painted is covered when a frame opens with an
+  // opaque background() or a clear() before it paints: the frames before
+  // keep their state calls (colours, brushes, fields, transforms, the
+  // objects made) and lose their paint, so an animation that repaints its
+  // paper each frame is painted once, not once a frame (its library's
+  // random numbers are not drawn for the covered strokes, so its last frame
+  // differs from a full painting's, as another seed's would).
+  const painting = create(null);
+  for (const name of cfg.painting) painting[name] = true;
+  let framePainted = false;
+  const coverEarlierFrames = () => {
+    const frames = record.frames;
+    let kept = 0;
+    for (let k = 0; k < frames.length - 1; k += 1) {
+      const calls = [];
+      for (const call of frames[k]) if (!(call[0] in painting)) push(calls, call);
+      frames[k] = calls;
+      kept += calls.length;
+    }
+    record.calls = kept + frames[frames.length - 1].length;
+    record.paintCalls = 0;  // the frame now open has laid none (framePainted)
+  };
   const emit = (call) => {
     if (!recording || record.overflow) return;
+    const covers = !framePainted && record.frames.length > 1
+      && (call[0] === "clear" || (call[0] === "background" && call[1] !== null
+                                  && call[1].$color[3] >= 255));
+    if (covers) coverEarlierFrames();
+    const paints = call[0] in painting;
     if (record.calls >= cfg.maxCalls) { stop(`more than ${cfg.maxCalls} calls`); return; }
+    if (paints && record.paintCalls >= cfg.maxPaintCalls) {
+      stop(`more than ${cfg.maxPaintCalls} painting calls`);
+      return;
+    }
     if (record.values > cfg.maxValues) { stop(`more than ${cfg.maxValues} values`); return; }
     record.calls += 1;
+    if (paints) {
+      record.paintCalls += 1;
+      framePainted = true;
+    }
     push(record.frames[record.frames.length - 1], call);
   };
 
@@ -475,7 +511,11 @@
     recording = true;
     if (V1) emit(["seed", librarySeed]);
   };
-  handle.frameEnd = () => { if (recording) push(record.frames, []); };
+  handle.frameEnd = () => {
+    if (!recording) return;
+    push(record.frames, []);
+    framePainted = false;
+  };
   handle.canvas = (w, h, density) => {
     emit(["canvas", plainNumber(w), plainNumber(h), plainNumber(density)]);
   };

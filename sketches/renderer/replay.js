@@ -10,6 +10,7 @@
   const stateCalls = new Set(cfg.stateCalls);
   const brushCalls = new Set(cfg.methods);
   const prefixed = new Set(cfg.prefixed);
+  const painting = new Set(cfg.painting);
   const SEEDS = new Set(["seed", "randomSeed", "noiseSeed", "brush.noiseSeed"]);
   const polygonMethods = new Set(cfg.polygonMethods);
   const plotMethods = new Set(cfg.plotMethods);
@@ -178,10 +179,14 @@
     p.randomSeed(seed);
     p.noiseSeed(seed);
     record.frames.forEach((frame, k) => {
-      if (k > 0) runHooks(p, PREDRAW);
+      // A frame that lays no paint (its paint covered by a later frame's
+      // background, recorder.js) has nothing for the library's frame hooks
+      // to blend: skipped, they cost 1.x a full-canvas pass each.
+      const paints = frame.some((call) => painting.has(call[0]));
+      if (k > 0 && paints) runHooks(p, PREDRAW);
       for (const call of frame) paintCall(p, state, call);
       if (state.pending) makeCanvas(p, state);
-      runHooks(p, POSTDRAW);
+      if (paints) runHooks(p, POSTDRAW);
     });
     const png = state.made ? p.canvas.toDataURL("image/png") : null;
     // Back to the baseline: the list's own push() calls undone, then the
