@@ -89,10 +89,14 @@ SYNTAX_ERROR_TEXT = re.compile(r"\bSyntaxError\b")
 PLAIN_PAINT_SHARE = 0.25
 PLAIN_PAINT_COVER = 0.02
 # Painting by construction (renderer/record.py), plain drawing never reaches
-# the picture, and the page's calls say what the sketch drew: a render is
-# plain_painting when plain p5 drawing calls are more than PLAIN_CALL_SHARE
-# of its drawing calls (plain and p5.brush painting together), so a painting
-# with a few guide lines passes and shapes beside a token stroke do not.
+# the picture, and the sketch's own canvas in the recording page holds only
+# what it drew itself: its cover there (harness.js, plainCover) against the
+# replayed picture's paint is held to the same two bounds. Where that canvas
+# was not cleared to one colour, the calls say what the sketch drew: plain
+# p5 drawing calls more than PLAIN_CALL_SHARE of its drawing calls (plain and
+# p5.brush painting together), so a painting with a few guide lines passes
+# and shapes beside a token stroke do not. (By calls alone, five point()
+# marks beside one fill were 83 % of the calls: an honest sketch refused.)
 PLAIN_CALL_SHARE = 0.25
 
 
@@ -153,7 +157,17 @@ def runtime_violations(run: PageRun, paint_fraction: float | None,
         if plain:
             found[PLAIN_PRIMITIVES_ONLY] = ", ".join(sorted(plain))
         found[NO_BRUSH_PAINTING] = "no p5.brush painting call ran"
-    if snap.get("phase") == "done" and snap.get("brushPaintCalls") and snap.get("recorded"):
+    recorded = snap.get("phase") == "done" and snap.get("brushPaintCalls") and snap.get("recorded")
+    cover = snap.get("plainCover")
+    if recorded and isinstance(cover, int | float) and paint_fraction is not None:
+        share = cover / (cover + paint_fraction) if cover else 0.0
+        if share > PLAIN_PAINT_SHARE and cover > PLAIN_PAINT_COVER:
+            found[PLAIN_PAINTING] = (
+                f"plain p5 drawing ({', '.join(sorted(snap.get('plainCalls') or {})) or 'shapes'}) "
+                f"covered {cover:.1%} of the canvas against p5.brush's {paint_fraction:.1%}: "
+                f"{share:.0%} of the paint; only p5.brush's paint is painted (allowed: "
+                f"background() and a few guide lines, at most {PLAIN_PAINT_SHARE:.0%})")
+    elif recorded:
         plain = sum(int(n) for n in (snap.get("plainCalls") or {}).values())
         share = plain / (plain + int(snap["brushPaintCalls"]))
         if share > PLAIN_CALL_SHARE:

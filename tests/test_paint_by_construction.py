@@ -191,6 +191,28 @@ function setup() {{
         assert gate.PLAIN_PAINTING in outcome.violations, outcome.report()
 
 
+    @pytest.mark.parametrize("brush", ["2", "1"])
+    def test_a_few_plain_marks_beside_a_painting_pass(self, replay_pool, brush):
+        # Many calls, little paint: by calls alone these dots were 80 % of
+        # the drawing calls. Weighed by what they cover on the sketch's own
+        # canvas (its origin at the centre, as WEBGL has it), they are
+        # marks beside a painting, as the paint ledger judged them.
+        dots = "".join(f"point({i * 8 - 90}, 90); " for i in range(20))
+        outcome = render_text(replay_pool, f"""
+function setup() {{
+  createCanvas(200, 200, WEBGL);
+  background("#f6f1e8");
+  brush.noStroke();
+  brush.fill("#e0603a", 90);
+  brush.rect(-70, -70, 140, 120);
+  brush.set("HB", "#222", 1);
+  for (let i = 0; i < 4; i++) brush.line(-80, 60 + i * 5, 80, 62 + i * 5);
+  stroke(30); strokeWeight(2);
+  {dots}
+}}""", seed=5, brush=brush)
+        assert outcome.status == OK, outcome.report()
+
+
 class TestClocksAndStateChangeNothing:
     ROUTES = {
         # A window.name left by an earlier render in the same tab.

@@ -16,6 +16,8 @@
   const createElement = Document.prototype.createElement;
   const addEventListener = EventTarget.prototype.addEventListener;
   const toDataURL = HTMLCanvasElement.prototype.toDataURL;
+  const getImageData = CanvasRenderingContext2D.prototype.getImageData;
+  const contextTranslate = CanvasRenderingContext2D.prototype.translate;
   const getContext = HTMLCanvasElement.prototype.getContext;
   const apply = Reflect.apply;
   const NativePromise = Promise;
@@ -210,6 +212,7 @@
   // a side), rounded down to a thousandth; NaN for a size that is no number.
   const mathSqrt = Math.sqrt;
   const mathFloor = Math.floor;
+  const mathAbs = Math.abs;
   const fitDensity = (w, h, wanted) => {
     const area = w * h;
     if (!(area >= 0 && area < Infinity)) return NaN;
@@ -308,6 +311,7 @@
   state.frames = 0;
   state.looping = true;
   state.hasDraw = false;
+  state.plainCover = null;  // recording: the share of its own canvas the sketch drew on
   state.webgl = null;
   state.width = 0;
   state.height = 0;
@@ -467,6 +471,41 @@
       state.pixelDensity = Number(p.pixelDensity()) || 0;
     } catch (e) { /* tampered: the hooks' reading stands */ }
   };
+  // A WEBGL canvas recorded as a 2D one: its origin moved to the centre,
+  // where WEBGL has it, whenever the canvas or p5 resets the transform, so
+  // the sketch's own drawing lands where it would (plainCover reads it).
+  const centreStandIn = (p) => {
+    if (!(cfg.record && requestedWebGL) || p !== instance || mainContext === null) return;
+    try {
+      apply(contextTranslate, mainContext, [Number(p.width) / 2, Number(p.height) / 2]);
+    } catch (e) { /* tampered: only the sketch's own reading is off */ }
+  };
+  // Recording, the sketch's own canvas holds only what it drew itself (the
+  // brush is a recorder): the share of it that differs from the paper is its
+  // plain drawing's cover, which the gate weighs against the replayed
+  // picture's paint as the paint ledger did. A sketch can make this read
+  // less than it drew, but what it drew itself is never in the picture; null
+  // where the paper is not one colour (the gate then counts calls).
+  const PAPER_TOLERANCE = 6;  // summed over RGBA, levels: rounding of a flat fill
+  const plainCover = () => {
+    try {
+      const paper = recorder.paper();
+      if (paper === null || mainCanvas === null || mainIsWebGL) return null;
+      const w = mainCanvas.width;
+      const h = mainCanvas.height;
+      if (!(w > 0 && h > 0)) return null;
+      const data = apply(getImageData, mainContext, [0, 0, w, h]).data;
+      let drawn = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        const off = mathAbs(data[i] - paper[0]) + mathAbs(data[i + 1] - paper[1])
+          + mathAbs(data[i + 2] - paper[2]) + mathAbs(data[i + 3] - paper[3]);
+        if (off > PAPER_TOLERANCE) drawn += 1;
+      }
+      return drawn / (w * h);
+    } catch (e) {
+      return null;
+    }
+  };
   const finish = () => {
     if (state.phase === "done") return;
     if (instance) {
@@ -483,6 +522,7 @@
       try {
         capture = mainCanvas === null || cfg.record ? null : apply(toDataURL, mainCanvas, ["image/png"]);
       } catch (e) { capture = null; }
+      if (cfg.record) state.plainCover = plainCover();
     }
     state.drawMs = now() - startedAt;
     state.phase = "done";
@@ -1118,6 +1158,7 @@
           } finally {
             noteSize(this);
             recordCanvas(this);
+            centreStandIn(this);
           }
         }
         if (name !== "createCanvas") return apply(original, this, [w, h, ...rest]);
@@ -1135,9 +1176,22 @@
           return result;
         } finally {
           creatingCanvas -= 1;
+          // p5 1.x makes a 2D canvas by resizing its default one, with no new
+          // context to trap: recording, that canvas is the sketch's own.
+          if (cfg.record && mainCanvas === null && this === instance) {
+            try {
+              const element = this.canvas;
+              if (element instanceof HTMLCanvasElement) {
+                mainContext = apply(getContext, element, ["2d"]);
+                mainCanvas = element;
+                mainIsWebGL = false;
+              }
+            } catch (e) { /* tampered: plainCover reads nothing */ }
+          }
           state.webgl = mainWebGL();
           noteSize(this);
           recordCanvas(this);
+          centreStandIn(this);
           if (cfg.record && requestedWebGL) {
             try { defineProperty(this, "drawingContext", { get: () => glStandIn, configurable: true }); } catch (e) { /* tampered */ }
           }
@@ -1154,6 +1208,7 @@
           if (d > 0) d = fitDensity(Number(this.width) || 1, Number(this.height) || 1, d);
           const result = apply(native, this, [d, ...rest]);
           recordCanvas(this);
+          centreStandIn(this);
           return result;
         },
         writable: false,
@@ -1282,7 +1337,7 @@
       // Taken before any sketch code runs, and gone from the page.
       recorder = window.__paintrlRecorder;
       delete window.__paintrlRecorder;
-      recorder.wrapP5(window.p5);
+      recorder.wrapP5(window.p5, () => centreStandIn(instance));
     }
     wrapBrush();
     // Before wrapP5() adds ours (whose postdraw may finish()); no sketch code

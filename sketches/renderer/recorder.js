@@ -54,6 +54,9 @@
   record.overflow = "";   // why recording stopped, once a bound was hit
   let recording = false;
   let instance = null;
+  // The paper the sketch's own canvas was last cleared to, RGBA 0-255
+  // (transparent until a background(); null when it is not one colour).
+  let paper = [0, 0, 0, 0];
 
   const stop = (why) => {
     if (!record.overflow) record.overflow = why;
@@ -473,14 +476,18 @@
   // transform (translate, rotate, ... as calls, so the replay's p5 builds the
   // same matrix), the angle mode, the seeds (p5's randomSeed and noiseSeed
   // seed the library), and background() or clear(), the paper.
-  const wrapState = (proto) => {
+  // `afterReset`: the page's own follow-up to p5's resetMatrix() (the
+  // harness moves a WEBGL sketch's 2D stand-in origin back to the centre).
+  const wrapState = (proto, afterReset) => {
     for (const name of cfg.stateCalls) {
       const native = proto[name];
       if (typeof native !== "function") continue;
       defineProperty(proto, name, {
         value: function (...args) {
           if (this === instance) emit([name, ...argsOf(args)]);
-          return apply(native, this, args);
+          const result = apply(native, this, args);
+          if (name === "resetMatrix" && this === instance && afterReset) afterReset();
+          return result;
         },
         writable: false, configurable: false,
       });
@@ -493,7 +500,9 @@
           if (this === instance) {
             const flat = args.length && !args.some((a) => a !== null && typeof a === "object"
                                                          && !isArray(a) && !isColor(a));
-            emit(name === "clear" ? ["clear"] : flat ? ["background", colorData(args)] : ["background", null]);
+            const call = name === "clear" ? ["clear"] : flat ? ["background", colorData(args)] : ["background", null];
+            paper = name === "clear" ? [0, 0, 0, 0] : flat ? call[1].$color : null;
+            emit(call);
           }
           return apply(native, this, args);
         },
@@ -519,7 +528,8 @@
   handle.canvas = (w, h, density) => {
     emit(["canvas", plainNumber(w), plainNumber(h), plainNumber(density)]);
   };
-  handle.wrapP5 = (P) => wrapState(P.prototype);
+  handle.wrapP5 = (P, afterReset) => wrapState(P.prototype, afterReset);
+  handle.paper = () => (paper === null ? null : [...paper]);
   // The list once, as JSON: its frames (the last, empty one dropped) and
   // why it stopped early, if it did.
   handle.take = () => {
