@@ -10,6 +10,12 @@ Groups: the painter's first seeds, tests/sketches/good, and benchmarks/outside's
 p5.brush 2.x and 1.x sketches (each rendered with its own version).
 
     .venv/bin/python benchmarks/paint_by_construction.py --seeds 24
+
+`--against brush-blend` compares today's renderer with the same one painting
+with p5.brush's own blend shader (RendererConfig.lean_blend=False) instead:
+
+    .venv/bin/python benchmarks/paint_by_construction.py --groups "outside 1.x" \
+        --against brush-blend
 """
 from __future__ import annotations
 
@@ -42,8 +48,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=24, help="painter seeds (from 0)")
     parser.add_argument("--groups", nargs="*", help="only these groups (by name)")
+    parser.add_argument("--against", choices=("page-paint", "brush-blend"), default="page-paint",
+                        help="the old way: painting in the sketch's page, or p5.brush's own "
+                             "blend shader")
     args = parser.parse_args()
-    old = RenderPool(RendererConfig(browsers=1, paint_by_replay=False))
+    old_way = ({"paint_by_replay": False} if args.against == "page-paint"
+               else {"lean_blend": False})
+    old = RenderPool(RendererConfig(browsers=1, **old_way))
     new = RenderPool(RendererConfig(browsers=1, paint_by_replay=True))
     try:
         for group, cases in groups(args.seeds).items():

@@ -163,11 +163,12 @@ WATERCOLOURS = {
 }
 
 
-def difference_between(pool: RenderPool, other: RenderPool, code: str) -> tuple[float, float]:
+def difference_between(pool: RenderPool, other: RenderPool, code: str,
+                       brush: str = "2") -> tuple[float, float]:
     """picture_difference of the two pools' renders of `code` at one seed,
     both of which must be ok."""
-    new = render_text(pool, code, seed=4)
-    old = render_text(other, code, seed=4)
+    new = render_text(pool, code, seed=4, brush=brush)
+    old = render_text(other, code, seed=4, brush=brush)
     assert new.status == old.status == "ok", (new.details, old.details)
     return picture_difference(new.png, old.png)
 
@@ -212,15 +213,38 @@ class TestLeanBlend:
         # page paints (paint_by_replay=False): paint_speed.js, which the
         # replay page loads too, reports it there.
         code = read_sketch("good/hibiscus.js")
+        # 1.x compiles its blend shader for a watercolour fill.
+        code_1 = ("function setup() { createCanvas(120, 120, WEBGL); background(250); "
+                  "brush.noStroke(); brush.fill('#d4553a', 90); brush.rect(-40, -40, 80, 60); }")
         for lean, expected in ((True, lambda n: n >= 1), (False, lambda n: n == 0)):
             config = make_config(browsers=1, lean_blend=lean, paint_by_replay=False)
             with RenderPool(config) as pool:
                 assert expected(pool.render(code, 3).snapshot["leanBlends"]), lean
+                assert expected(pool.render(code_1, 3, brush="1").snapshot["leanBlends"]), lean
 
     @pytest.mark.parametrize("name", ["hibiscus", "painter_hills_good"])
     def test_the_lean_blend_paints_the_brush_blend_picture(self, browser_pool,
                                                            brush_blend_pool, name):
         mean, off = difference_between(browser_pool, brush_blend_pool, WATERCOLOURS[name]())
+        assert mean < 0.02 and off == 0, f"mean {mean:.4f} levels, {off:.3%} of pixels off"
+
+    def test_the_lean_blend_paints_p5_brush_1s_blend_picture(self, browser_pool,
+                                                            brush_blend_pool):
+        # 1.x's shader is rewritten too (its own minified text): a 1.x
+        # watercolour, bled fills in two colours over strokes.
+        code = """
+function setup() {
+  createCanvas(200, 200, WEBGL);
+  translate(-100, -100);
+  background("#fffceb");
+  brush.noStroke();
+  brush.fill("#d4553a", 90); brush.bleed(0.2); brush.rect(30, 30, 90, 80);
+  brush.fill("#2c695a", 80); brush.bleed(0.1); brush.circle(120, 120, 45);
+  brush.noFill();
+  brush.set("2B", "#222", 1);
+  for (let i = 0; i < 5; i++) brush.line(20, 160 + i * 6, 180, 162 + i * 6);
+}"""
+        mean, off = difference_between(browser_pool, brush_blend_pool, code, brush="1")
         assert mean < 0.02 and off == 0, f"mean {mean:.4f} levels, {off:.3%} of pixels off"
 
     def test_the_two_blends_are_told_apart_in_the_version(self, browser_pool, brush_blend_pool):

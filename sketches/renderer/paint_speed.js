@@ -104,18 +104,32 @@
        "float concentration2=factor2*factor2*tintingStrength2*tintingStrength2*luminance2;" +
        "float totalConcentration=concentration1+concentration2;for(int i=0;i<SPECTRAL_SIZE;i++){"],
   ];
+  // p5.brush 1.x's blend shader (minified, its own names) squares with pow()
+  // three times in each of its 38 wavelength steps and twice more: the same
+  // x * x there (benchmarks/paint_by_construction.py --against brush-blend).
+  const BLEND_REWRITES_1 = [
+    ["float d(float y,float m,float v){float z=m*pow(v,2.);return z/(y*pow(1.-v,2.)+z);}",
+     "float d(float y,float m,float v){float z=m*v*v;float q=1.-v;return z/(y*q*q+z);}"],
+    ["float p=(1.-z)*(pow(1.-i[u],2.)/(2.*i[u]))+z*(pow(1.-a[u],2.)/(2.*a[u]));s[u]=1.+p-sqrt(pow(p,2.)+2.*p);",
+     "float qi=1.-i[u],qa=1.-a[u];float p=(1.-z)*(qi*qi/(2.*i[u]))+z*(qa*qa/(2.*a[u]));s[u]=1.+p-sqrt(p*p+2.*p);"],
+  ];
   const stringIndexOf = String.prototype.indexOf;
   const stringSlice = String.prototype.slice;
-  const leanBlend = (source) => {
-    if (typeof source !== "string") return source;
+  const rewritten = (source, rewrites) => {
     let out = source;
-    for (let i = 0; i < BLEND_REWRITES.length; i += 1) {
-      const from = BLEND_REWRITES[i][0];
+    for (let i = 0; i < rewrites.length; i += 1) {
+      const from = rewrites[i][0];
       const at = apply(stringIndexOf, out, [from]);
-      if (at < 0) return source;
-      out = apply(stringSlice, out, [0, at]) + BLEND_REWRITES[i][1]
+      if (at < 0) return null;
+      out = apply(stringSlice, out, [0, at]) + rewrites[i][1]
         + apply(stringSlice, out, [at + from.length]);
     }
+    return out;
+  };
+  const leanBlend = (source) => {
+    if (typeof source !== "string") return source;
+    const out = rewritten(source, BLEND_REWRITES) ?? rewritten(source, BLEND_REWRITES_1);
+    if (out === null) return source;
     leanBlends += 1;
     return out;
   };
