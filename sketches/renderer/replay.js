@@ -87,11 +87,12 @@
   // a segment; 1.0 floored the bleed there at 0.05. Sketches written for 1.0
   // bleed(0.001): 1.1 then lays thousands of vertices, each fill layer
   // doubles them, and one rect ran for minutes. The replay keeps 1.0's floor
-  // for that spacing only (the fill's own bleed is as the sketch set it):
-  // 1.1 paints such a sketch as 1.0 did, and no other sketch changes.
+  // for that spacing only (the fill's own bleed is as the sketch set it): a
+  // sketch that bleeds 0.05 or more, or draws without a plot, is unchanged.
   const BLEED_FLOOR = 0.05;
-  // The list's bleed now, [strength, direction], as 1.x holds it. A direction other than "out" bleeds inwards, the
-  // library's default too (it starts with none set): "in" stands for all.
+  // The list's bleed now, [strength, direction], as 1.x holds it. Any
+  // direction but "out" bleeds inwards, as the library does before one is
+  // set: "in" stands for them all.
   let bleed = null;
   const strengthOf = (v) => Math.min(Math.max(Number(v) || 0, 0), 0.6);
   const directionOf = (args, at) => (args.length <= at || args[at] === "out" ? "out" : "in");
