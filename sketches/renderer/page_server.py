@@ -71,12 +71,6 @@ def library_path(brush: str, name: str) -> str:
     return f"/lib/{name}" if brush == DEFAULT_BRUSH else f"/lib/{brush}/{name}"
 
 
-def records(config: RendererConfig, brush: str) -> bool:
-    """Whether the sandbox page of `brush` records its brush calls for the
-    replay page (paint by construction) instead of painting them itself."""
-    return config.paint_by_replay
-
-
 def inline_script(name: str, data: dict, nonce: str | None) -> str:
     """One of this package's scripts inline, with `data` as its config."""
     source = resources.files(__package__).joinpath(name).read_text()
@@ -129,13 +123,13 @@ def build_page(config: RendererConfig, nonce: str, brush: str = DEFAULT_BRUSH) -
     # Recording, the recorder stands where p5.brush would: the library is
     # never loaded where sketch code runs.
     brush_script = (inline_script("recorder.js", record.page_vocabulary(brush), nonce)
-                    if records(config, brush)
+                    if config.paint_by_replay
                     else f'<script src="{library_path(brush, "p5.brush.js")}"></script>')
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>paintrl sandbox</title>
 <style>html,body{{margin:0;padding:0;background:#fff;overflow:hidden}}canvas{{display:block}}</style>
 {harness_script(config, nonce, silence_console=True, brush=brush,
-                record_calls=records(config, brush))}
+                record_calls=config.paint_by_replay)}
 <script src="{library_path(brush, 'p5.js')}"></script>
 {companions}{brush_script}
 </head><body></body></html>""".encode()

@@ -25,7 +25,7 @@ from . import os_sandbox, record
 from .config import SANDBOX_JS_MAX_OPT, RendererConfig
 from .libraries import DEFAULT_BRUSH
 from .page_run import PageRun
-from .page_server import PageServer, records
+from .page_server import PageServer
 from .paint import flatten_on_white
 
 log = logging.getLogger(__name__)
@@ -323,7 +323,7 @@ class BrowserSandbox:
                 snapshot = await self._run(page, watch, code, seed)
                 finished_at = time.monotonic()
                 if snapshot.get("width", 0) > 0 and not (watch.crashed or watch.left_page):
-                    if records(self._config, brush):
+                    if self._config.paint_by_replay:
                         recording = await page.evaluate("__paintrl.record()")
                     else:
                         png = await self._capture(page, snapshot)
@@ -335,7 +335,7 @@ class BrowserSandbox:
             # The page's clock stops only when the sketch finishes: its drawing
             # time so far is the time from run() to the deadline.
             draw_ms = (time.monotonic() - ran_at) * 1000 if ran_at is not None else 0.0
-            read = await self._read_stopped(tab, records(self._config, brush))
+            read = await self._read_stopped(tab, self._config.paint_by_replay)
             if read is not None:
                 stopped = True
                 snapshot, png, recording = read
