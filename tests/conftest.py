@@ -128,3 +128,15 @@ def canned_policy(tmp_path_factory) -> Path:
     from training.policy.canned import canned_policy_build
 
     return canned_policy_build(tmp_path_factory.mktemp("policy") / "canned-policy")
+
+
+@pytest.fixture
+def offline_datasets(monkeypatch, tmp_path):
+    """`datasets` as an export's user loads it here: told it has no network
+    (the hub is unreachable from these machines), with a cache of its own."""
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    import datasets
+
+    return datasets

@@ -107,17 +107,6 @@ class TestJsonl:
         assert "exported 2 graded renders" in err.getvalue()
 
 
-@pytest.fixture
-def offline_datasets(monkeypatch, tmp_path):
-    """`datasets`, told it has no network, with a cache of its own."""
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    import datasets
-
-    return datasets
-
-
 def assert_loaded(dataset, graded) -> None:
     assert len(dataset) == 1  # the rejected render has no image; the ungraded one no grade
     row = dataset[0]

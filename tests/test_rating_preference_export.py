@@ -45,17 +45,6 @@ def render_of(code: str, colour: str | None, seed: int = 0, prompt: str = PROMPT
 
 
 @pytest.fixture
-def offline_datasets(monkeypatch, tmp_path):
-    """`datasets`, told it has no network, with a cache of its own."""
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    import datasets
-
-    return datasets
-
-
-@pytest.fixture
 def judged(media, db):
     """Three sketches of one prompt (C rejected, no picture) and a second
     render of A's code; alice compares B over A and grades A love, B nope,
