@@ -27,8 +27,6 @@ STATE_CALLS = ("push", "pop", "translate", "rotate", "scale", "shearX", "shearY"
 PAPER_CALLS = ("background", "clear")
 # The methods of a Polygon or a Plot that lay paint.
 PAINTING = frozenset({"show", "draw", "fill", "wash", "hatch", "mass", "erase"})
-# Recorded by the recorder itself, never by name from the sketch.
-RECORDER_CALLS = ("canvas", "Polygon", "Plot", "fieldData")
 # A library method whose name is also a p5 state call (1.x's brush.push,
 # brush.rotate, ...; 2.x's brush.noiseSeed) is recorded as "brush.<name>".
 BRUSH_PREFIX = "brush."
@@ -80,7 +78,6 @@ class Vocabulary:
             "version": self.brush,
             "stateCalls": list(STATE_CALLS),
             "methods": list(self.recorded),
-            "answered": sorted(self.answered),
             "prefixed": list(self.prefixed),
             "painting": list(self.painting),
             "polygonMethods": list(self.polygon_methods),
@@ -121,10 +118,6 @@ VOCABULARIES = {
         keeps_pages=False,
     ),
 }
-# p5.brush 2.2's, the default's (named for the tests and the docs).
-POLYGON_METHODS = VOCABULARIES[BRUSH_2].polygon_methods
-PLOT_METHODS = VOCABULARIES[BRUSH_2].plot_methods
-RECORDED_BRUSH_CALLS = VOCABULARIES[BRUSH_2].recorded
 
 # Bounds on the list (recorder.js stops recording past them and says why).
 # A painting of the painter's heaviest tier is a few thousand calls; an
