@@ -21,9 +21,13 @@ What the client promises, and how:
   MAX_SENDS times in all. Every message `expires`, so the lost worker's copy,
   when Redis gives it back hours later, is dropped without rendering.
 - With no render worker answering for PAINTRL_FLEET_WAIT_S (no render of the
-  batch starting or finishing, no worker holding one answering a ping), the
-  renders left come back `unavailable` with that error: no verdict and so no
-  reward (never a zero), and never a hang.
+  batch starting or finishing, no worker holding one answering a ping, and,
+  while renders of the batch wait in the queue behind others, no worker
+  consuming the queue answering), the renders left come back `unavailable`
+  with that error: no verdict and so no reward (never a zero), and never a
+  hang. A batch queued behind other batches waits as long as the workers
+  taking them answer: two batches of 256 on two browsers put the second's
+  first render minutes behind, past the wait.
 
 Not covered: a message lost between a worker's taking it and its STARTED
 report (a few milliseconds) is not seen as lost, and its render ends
@@ -62,6 +66,8 @@ FLEET_RENDER_TASK = "sketches.tasks.fleet_render_task"
 # quarter second adds little to a batch; one MGET for all attempts out, and
 # PNGs are read only once (then deleted), so polling costs Redis little.
 POLL_S = 0.25
+# The queue fleet renders go to (settings.CELERY_TASK_ROUTES: sketches.tasks.*).
+RENDER_QUEUE = "render"
 # How often the workers holding started renders are pinged. A lost worker's
 # renders wait about PING_MISSES x this before being sent again; the
 # renders of a step take tens of seconds to minutes, so 5 s loses little.
@@ -124,6 +130,28 @@ def unavailable(error: str) -> RenderOutcome:
     """No verdict: `error` says why. Stamped with the current renderer, as
     an in-process unavailable render is, so it does not count as stale."""
     return RenderOutcome(UNAVAILABLE, [], {}, [error], renderer_version=renderer_version_current())
+
+
+# --- the fleet's state ------------------------------------------------------------------
+
+def render_workers() -> list[str]:
+    """The workers consuming the render queue that answer now. Waits
+    PING_TIMEOUT_S: the question goes to every worker, and how many will
+    answer is not known."""
+    app = import_string(FLEET_RENDER_TASK).app
+    replies = app.control.inspect(timeout=PING_TIMEOUT_S).active_queues() or {}
+    return sorted(name for name, queues in replies.items()
+                  if any(queue.get("name") == RENDER_QUEUE for queue in queues or ()))
+
+
+def renders_asked_waiting() -> int:
+    """Renders someone waits on (priority ASKED: fleet batches, a render asked
+    for on a page) still in the render queue, not yet taken by a worker.
+    Each priority step is a Redis list of its own (settings.py), and the
+    first step (ASKED, 0) is the list named as the queue."""
+    app = import_string(FLEET_RENDER_TASK).app
+    with app.connection_for_read() as connection:
+        return int(connection.default_channel.client.llen(RENDER_QUEUE))
 
 
 # --- the client -------------------------------------------------------------------------
@@ -255,7 +283,9 @@ class _Batch:
 
     def _check_workers(self) -> None:
         """Ping the workers holding started renders; send again the renders of
-        a worker lost (PING_MISSES) or held past the renderer's bound."""
+        a worker lost (PING_MISSES) or held past the renderer's bound. Renders
+        still queued behind others wait while the render workers answer."""
+        self._check_queued()
         held = [(r, a) for r in self.renders if r.result is None for a in r.out if a.started]
         workers = sorted({a.worker for _, a in held if a.worker})
         replies = self.app.control.ping(destination=workers, timeout=PING_TIMEOUT_S,
@@ -283,6 +313,16 @@ class _Batch:
             else:
                 render.result = FleetRender(unavailable(
                     f"sent {render.sends} times and lost each time ({why})"), "")
+
+    def _check_queued(self) -> None:
+        """Halfway through the wait with renders of the batch not yet started:
+        a render worker that answers is taking the renders ahead of them, so
+        the wait starts again. Asked only then, as the question takes
+        PING_TIMEOUT_S."""
+        queued = any(r.result is None and not any(a.started for a in r.out)
+                     for r in self.renders)
+        if queued and time.monotonic() - self.heard >= self.wait_s / 2 and render_workers():
+            self.heard = time.monotonic()
 
     def _give_up(self) -> None:
         error = f"no render worker answered within {self.wait_s:g} s"

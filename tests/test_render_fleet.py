@@ -17,7 +17,7 @@ import psutil
 import pytest
 import redis
 
-from sketches.fleet import fleet_render
+from sketches.fleet import fleet_render, render_workers, renders_asked_waiting
 from sketches.models import Render
 from sketches.rendering import render_text
 from tests.chromium import TEST_DEADLINE_S
@@ -138,6 +138,38 @@ class TestAWorkerKilledMidBatch:
         print(f"\nfleet worker kill: {self.BATCH} renders, {len(lost)} lost with the worker "
               f"and redone; {sum(r.worker == doomed for r in got)} kept from it, "
               f"{sum(r.worker == survivor for r in got)} from the survivor; each key once")
+
+
+class TestABatchQueuedBehindAnother:
+    AHEAD = 6
+
+    def test_it_waits_while_the_worker_takes_the_renders_ahead(self, fleet_broker, settings):
+        """One browser, a batch ahead that outlasts the wait: the batch behind
+        it starts no render within the wait, yet its worker is alive and busy,
+        so it is rendered, not given up on."""
+        settings.PAINTRL_FLEET_WAIT_S = 3.0
+        lines = assistant_text(read_sketch("good/lines.js"))
+        worker = render_worker_start(TEST_REDIS_URL, fleet_broker, env=WORKER_ENV, browsers=1,
+                                     name="busy")
+        ahead: list = []
+        try:
+            wait_for(lambda: render_worker_name("busy") in render_workers(), timeout=90,
+                     worker=worker)
+            first = threading.Thread(target=lambda: ahead.extend(fleet_render(
+                texts=[lines] * self.AHEAD, seeds=list(range(self.AHEAD)),
+                keys=[f"ahead:{i}" for i in range(self.AHEAD)])))
+            first.start()
+            wait_for(lambda: renders_asked_waiting() >= self.AHEAD - 1, timeout=30)
+            waiting = renders_asked_waiting()
+            behind = fleet_render(texts=[lines], seeds=[9], keys=["behind"])
+            first.join(timeout=300)
+        finally:
+            render_worker_stop(worker)
+        assert [r.outcome.status for r in ahead] == ["ok"] * self.AHEAD
+        assert [r.outcome.status for r in behind] == ["ok"]
+        assert renders_asked_waiting() == 0
+        print(f"\nqueued behind {waiting} renders with a {settings.PAINTRL_FLEET_WAIT_S:g} s "
+              "wait: rendered")
 
 
 class TestNoWorkerLeft:
