@@ -223,6 +223,7 @@ PAINTRL_FLEET_WAIT_S = env_float("PAINTRL_FLEET_WAIT_S", 120.0)
 PAINTRL_REWARD_BATCH_MAX = env_int("PAINTRL_REWARD_BATCH_MAX", 256)
 PAINTRL_REWARD_CONCURRENCY = env_int("PAINTRL_REWARD_CONCURRENCY", 4)
 PAINTRL_REWARD_RETRY_AFTER_S = env_int("PAINTRL_REWARD_RETRY_AFTER_S", 5)
+PAINTRL_REWARD_BACKLOG_MAX = env_int("PAINTRL_REWARD_BACKLOG_MAX", 1024)
 PAINTRL_SCORE_SIZE = env_int("PAINTRL_SCORE_SIZE", 256)
 # Dotted path to `in_use(png_name) -> bool`: a re-render (render_pending
 # --stale) deletes the render's old PNG only when this says nothing else still

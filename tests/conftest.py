@@ -54,6 +54,17 @@ def render_worker(transactional_db, media, settings):
 
 
 @pytest.fixture
+def fleet_watch_fresh():
+    """The reward service's view of the render fleet asked afresh: it keeps
+    what it heard for seconds, across tests in one process."""
+    from training.external.services import fleet_watch
+
+    fleet_watch.forget()
+    yield fleet_watch
+    fleet_watch.forget()
+
+
+@pytest.fixture
 def train_worker(transactional_db, media, settings):
     """A real Celery worker process on the `train` queue, sharing this test's
     database and `media`."""

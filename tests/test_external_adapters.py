@@ -31,6 +31,8 @@ from training.external.adapters.trl_reward import PaintrlReward, message_text
 from training.external.services import external_run_open
 from training.models import ExternalItem, ExternalRun, Judge, Rubric
 
+pytestmark = pytest.mark.usefixtures("fleet_watch_fresh")
+
 GATES = [{"name": "gate", "kind": "gate", "weight": 1},
          {"name": "length", "kind": "length", "weight": 1,
           "params": {"mode": "bound", "max_tokens": 5000}}]

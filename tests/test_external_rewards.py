@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import redis
 from django.contrib.auth.models import Permission
 from django.test import Client
 
@@ -16,9 +17,17 @@ from sketches.models import Render, Sketch
 from tests.lab_data import presets_ensure
 from tests.rating_data import curator_create
 from tests.sketch_files import read_sketch
-from tests.workers import broker_use
-from training.external.services import ExternalError, external_run_open, group_seed
+from tests.workers import TEST_REDIS_URL, broker_use
+from training.external.services import (
+    ExternalError,
+    Item,
+    batch_content_sha256,
+    external_run_open,
+    group_seed,
+)
 from training.models import ExternalBatch, ExternalItem, ExternalRun, Judge, Rubric
+
+pytestmark = pytest.mark.usefixtures("fleet_watch_fresh")
 
 API = "/api/v1"
 GATES = [{"name": "gate", "kind": "gate", "weight": 1},
@@ -165,6 +174,49 @@ class TestRefusals:
         assert "still being scored" in assert_refused(response, 409)["detail"]
         assert response["Retry-After"]
         assert ExternalBatch.objects.count() == 1 and not Sketch.objects.exists()
+
+
+@pytest.mark.django_db
+class TestAFleetThatCannotTakeABatch:
+    """503 with Retry-After, the key freed and nothing written; a batch
+    scored already is still answered."""
+
+    def test_with_no_render_worker_it_is_503(self, settings):
+        broker_use()
+        settings.PAINTRL_REWARD_RETRY_AFTER_S = 3
+        external_run()
+        response = Caller(service_account()).post("/external-runs/grpo-7b/rewards",
+                                                  batch(item("x")))
+        assert "No render worker" in assert_refused(response, 503)["detail"]
+        assert response["Retry-After"] == "10"  # the watch's own interval, the longer
+        assert nothing_written()
+
+    def test_over_the_backlog_it_is_503_naming_the_queue(self, settings):
+        broker_use()
+        settings.PAINTRL_REWARD_BACKLOG_MAX = 2
+        external_run()
+        redis.Redis.from_url(TEST_REDIS_URL).rpush("render", *["waiting"] * 3)
+        response = Caller(service_account()).post("/external-runs/grpo-7b/rewards",
+                                                  batch(item("x")))
+        body = assert_refused(response, 503)
+        assert body["problems"] == ["3 renders wait on the render queue, more than 2: ask "
+                                    "again later"]
+        assert response["Retry-After"] and nothing_written()
+
+    def test_a_batch_scored_already_is_answered(self):
+        broker_use()
+        run = external_run()
+        body = batch(item("x"))
+        done = ExternalBatch.objects.create(
+            run=run, client_key=body["client_key"], step=1, size=1,
+            content_sha256=batch_content_sha256(1, [Item("a red kite", "x")]),
+            status=ExternalBatch.Status.DONE)
+        ExternalItem.objects.create(batch=done, index=0, prompt="a red kite", total=0.5,
+                                    signals={"gate": 0.0})
+        response = Caller(service_account()).post("/external-runs/grpo-7b/rewards", body)
+        assert response.status_code == 200, response.content
+        assert response.json()["replayed"] is True
+        assert response.json()["items"][0]["total"] == 0.5
 
 
 class TestSeeds:

@@ -48,23 +48,27 @@ def broker_use(url: str = TEST_REDIS_URL) -> None:
 
 
 def run_worker(queue: str, media_root, settings, *, pool: str = "solo", concurrency: int = 1,
-               env: dict | None = None, include: str = ""):
+               env: dict | None = None, include: str = "", ready=None):
     """A real Celery worker process on `queue`, sharing this test's database
     and `media_root`; a generator for fixtures to yield from. Redis database
     15 is the broker, so a running demo's workers never take test tasks.
-    `include` names more task modules for it to load (tests.blocking_tasks)."""
+    `include` names more task modules for it to load (tests.blocking_tasks);
+    `ready(name)`, where given, is waited on before the worker is yielded."""
     tier_require("worker", "a Celery worker")
     broker_use()
     settings.MEDIA_ROOT = media_root
     env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": TEST_REDIS_URL,
            "PAINTRL_MEDIA_ROOT": str(media_root), **(env or {})}
+    name = f"test-{queue}-{os.getpid()}@{socket.gethostname()}"
     proc = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "paintrl_site", "worker", "-Q", queue,
          "-P", pool, "-c", str(concurrency), "--without-heartbeat", "--without-gossip",
-         "--without-mingle", "-n", f"test-{queue}-{os.getpid()}@%h", "--loglevel", "WARNING",
+         "--without-mingle", "-n", name, "--loglevel", "WARNING",
          *(["--include", include] if include else [])],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
+    if ready is not None:
+        wait_for(lambda: ready(name), worker=proc)
     yield proc
     proc.send_signal(signal.SIGTERM)
     try:
@@ -75,10 +79,15 @@ def run_worker(queue: str, media_root, settings, *, pool: str = "solo", concurre
 
 def run_render_worker(media_root, settings):
     """The render worker as the Procfile runs it: threads sharing one pool of
-    two browsers (the `render_worker` fixture in conftest.py yields from this)."""
+    two browsers (the `render_worker` fixture in conftest.py yields from this),
+    yielded once it consumes the queue: the reward service refuses a batch
+    while no render worker answers (training.external.services.FleetWatch)."""
+    from sketches.fleet import render_workers
+
     chromium_path()
     yield from run_worker("render", media_root, settings, pool="threads", concurrency=2,
-                          env={"PAINTRL_RENDER_BROWSERS": "2"})
+                          env={"PAINTRL_RENDER_BROWSERS": "2"},
+                          ready=lambda name: name in render_workers())
 
 
 def render_worker_start(broker_url: str, media_root, *, env: dict | None = None,

@@ -101,7 +101,7 @@ def _run_out(run: ExternalRun) -> dict:
 
 
 @router.post("/external-runs/{name}/rewards",
-             response={200: BatchOut, 409: ProblemOut, 429: ProblemOut},
+             response={200: BatchOut, 409: ProblemOut, 429: ProblemOut, 503: ProblemOut},
              auth=STAFF.needs(SCORE),
              summary="Score a batch of completions (idempotent by client_key)")
 def external_rewards(request, name: str, data: BatchIn):

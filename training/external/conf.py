@@ -34,3 +34,14 @@ def retry_after_s() -> int:
     scoring tells the client to wait. A light render takes about a second,
     so a few seconds lets a batch ahead finish without a client spinning."""
     return _at_least_one("PAINTRL_REWARD_RETRY_AFTER_S")
+
+
+def backlog_max() -> int:
+    """PAINTRL_REWARD_BACKLOG_MAX: renders waited on (fleet batches, renders
+    asked for on a page) that may sit in the render queue before a new batch
+    is answered 503 with Retry-After. 1024 is four full batches (one run's
+    concurrency at the largest batch): at the local fleet's pace (two
+    browsers, about 1.5 painter renders a second here) a quarter of an hour
+    of work, past which a batch sent now would wait longer than a client's
+    request does (the adapters' REQUEST_TIMEOUT_S, 600 s) before rendering."""
+    return _at_least_one("PAINTRL_REWARD_BACKLOG_MAX")

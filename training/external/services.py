@@ -16,10 +16,13 @@ What a batch promises, and how:
   taken over once it has been scoring longer than any batch can
   (`stale_after_s`).
 - Bounded: at most `conf.batch_max()` items, and `conf.concurrency()`
-  batches scoring per run at once (one more: 429, Retry-After). Each render
-  is bounded by the renderer's deadline and the fleet's own bound; with no
-  render worker answering, the fleet gives up after PAINTRL_FLEET_WAIT_S and
-  the items left come back unavailable (total None), never a hang.
+  batches scoring per run at once (one more: 429, Retry-After). A batch is
+  answered 503 with Retry-After, its key freed, when no render worker
+  answers or more than `conf.backlog_max()` waited-on renders are queued
+  (FleetWatch). Each render is bounded by the renderer's deadline and the
+  fleet's own bound; a render worker lost once the batch has begun makes the
+  fleet give up after PAINTRL_FLEET_WAIT_S, and the items left come back
+  unavailable (total None), never a hang.
 - Stored in one transaction when scored: each item a Sketch and Render of
   origin rollout (which joins the grading queue) and an ExternalItem.
 """
@@ -28,6 +31,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -36,6 +41,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from sketches.conf import fleet_wait_s, renderer_config
+from sketches.fleet import render_workers, renders_asked_waiting
 from sketches.renderer.pool import render_bound_s
 
 from ..models import ExternalBatch, ExternalItem, ExternalRun
@@ -74,6 +80,47 @@ class Item:
     prompt: str
     completion: str
     group: str = ""
+
+
+class FleetWatch:
+    """Whether the render fleet can take a batch now. The workers are asked
+    at most every `every_s` per process: asking waits for every worker's
+    answer (sketches.fleet.render_workers, 2 s), too long for each request;
+    a fleet that went away, or came back, is seen within that. The queue's
+    length is one Redis read, made every time."""
+
+    def __init__(self, every_s: float = 10.0):
+        self.every_s = every_s
+        self._lock = threading.Lock()
+        self._asked_at: float | None = None
+        self._workers: list[str] = []
+
+    def workers(self) -> list[str]:
+        with self._lock:
+            if self._asked_at is None or time.monotonic() - self._asked_at >= self.every_s:
+                self._workers, self._asked_at = render_workers(), time.monotonic()
+            return self._workers
+
+    def forget(self) -> None:
+        with self._lock:
+            self._asked_at = None
+
+    def refusal(self) -> ExternalError | None:
+        """The 503 for a fleet that cannot take a batch now, or None."""
+        wait = max(conf.retry_after_s(), round(self.every_s))
+        waiting = renders_asked_waiting()
+        if waiting > conf.backlog_max():
+            return ExternalError(503, "The render fleet is overloaded.",
+                                 [f"{waiting} renders wait on the render queue, more than "
+                                  f"{conf.backlog_max()}: ask again later"], retry_after=wait)
+        if not self.workers():
+            return ExternalError(503, "No render worker is running.",
+                                 ["no worker consuming the render queue answered: start one "
+                                  "(the Procfile's `render`), then ask again"], retry_after=wait)
+        return None
+
+
+fleet_watch = FleetWatch()
 
 
 def stale_after_s() -> float:
@@ -158,9 +205,13 @@ def external_batch_score(*, run: ExternalRun, client_key: str, step: int | None,
                                  "send a new key for a new batch"])
         return batch, False
     try:
+        refusal = fleet_watch.refusal()
+        if refusal is not None:
+            raise refusal
         _batch_render_score_store(run, batch, items)
     except BaseException:
-        # Free the key, so the client's retry scores the batch afresh.
+        # Free the key (a refusal, a crash), so the client's retry scores the
+        # batch afresh.
         ExternalBatch.objects.filter(pk=batch.pk, status=ExternalBatch.Status.SCORING).delete()
         raise
     return batch, True
