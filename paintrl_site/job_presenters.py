@@ -1,6 +1,7 @@
 """The jobs page's rows: each live job's kind, link, status, queue, place in
 its queue, share done and time left (each kind reads its own progress:
-JobKind.progress_of; jobs.estimates)."""
+JobKind.progress_of; jobs.estimates); and the open external runs, which are
+served, not queued: their trainers run elsewhere and post batches."""
 from __future__ import annotations
 
 import time
@@ -11,6 +12,7 @@ from django.urls import reverse
 from jobs.estimates import Estimate, estimate_left
 from jobs.models import JobStatus
 from jobs.registry import JobProgress
+from training.external.selectors import external_runs_open
 
 from .job_selectors import LiveJob, jobs_live, renders_pending_count
 
@@ -62,4 +64,6 @@ def jobs_running() -> list[JobRow]:
 def jobs_page() -> dict:
     rows = rows_live()
     pending = renders_pending_count()
-    return {"rows": rows, "renders_pending": pending, "live": bool(rows) or pending > 0}
+    external = external_runs_open()
+    return {"rows": rows, "renders_pending": pending, "external_runs": external,
+            "live": bool(rows) or pending > 0 or any(r.scoring for r in external)}

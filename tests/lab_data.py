@@ -9,7 +9,7 @@ import random
 from dataclasses import dataclass
 
 from jobs.runner import job_run_here
-from pool.models import PoolMember, PoolSnapshot
+from pool.models import PoolMember, PoolSnapshot, RewardModel
 from pool.reward import services as reward_services
 from sketches.models import Render
 from tests.reward_data import SMALL_CONFIG, toy_graded_renders, toy_render
@@ -71,3 +71,18 @@ def _sketch_code(index: int) -> str:
     """Sketches of different lengths, so the length signals vary."""
     strokes = "\n".join(f"  brush.line({i}, 0, {i}, 40);" for i in range(1 + index % 7))
     return f"// toy {index}\nfunction setup() {{\n  createCanvas(40, 40, WEBGL);\n{strokes}\n}}\n"
+
+
+# 120 toy renders: the judge holds out about 42, enough for the yardstick's
+# own three splits to hold two grades each.
+WORLD_RENDERS = 120
+
+
+def yardstick_world():
+    """lab_world's active reward model and snapshot, and a yardstick of that model."""
+    world = lab_world(count=WORLD_RENDERS)
+    job = reward_services.reward_model_yardstick_create(reward_model=world.reward_model,
+                                                        queue=False)
+    yardstick = job_run_here(kind="reward_model", pk=job.pk)
+    assert yardstick.status == RewardModel.Status.DONE, yardstick.error
+    return world, yardstick

@@ -14,7 +14,7 @@ from django.test import Client
 
 from api.tokens import token_create
 from sketches.models import Render, Sketch
-from tests.lab_data import presets_ensure
+from tests.lab_data import presets_ensure, yardstick_world
 from tests.rating_data import curator_create
 from tests.sketch_files import read_sketch
 from tests.workers import TEST_REDIS_URL, broker_use
@@ -26,6 +26,7 @@ from training.external.services import (
     group_seed,
 )
 from training.models import ExternalBatch, ExternalItem, ExternalRun, Judge, Rubric
+from training.runs.probe.plan import PROBE_REFERENCES
 
 pytestmark = pytest.mark.usefixtures("fleet_watch_fresh")
 
@@ -256,6 +257,46 @@ class TestABatchOnTheRenderFleet:
         assert Sketch.objects.count() == 3 and Render.objects.count() == 3
         listed = caller.get("/external-runs/grpo-7b").json()
         assert (listed["status"], listed["batches"]) == ("open", 1)
+
+
+class TestAYardstick:
+    """With a yardstick, each item is scored against the pool references
+    frozen at opening (a rejected sketch 0), and the page draws gold against
+    the proxy over the client's steps."""
+
+    def test_items_are_scored_and_the_page_shows_the_overoptimisation_curve(
+            self, render_worker, client):
+        broker_use()
+        world, yardstick = yardstick_world()
+        shared = external_run(open_it=False, name="gold", snapshot=world.snapshot,
+                              yardstick=world.reward_model)
+        with pytest.raises(ExternalError) as refused:
+            external_run_open(run=shared)  # the judge's own model: its blind spots shared
+        assert "was not trained disjoint" in " ".join(refused.value.problems)
+        ExternalRun.objects.filter(pk=shared.pk).delete()
+
+        run = external_run(name="gold", snapshot=world.snapshot, yardstick=yardstick)
+        assert run.yardstick_plan["yardstick"]["id"] == yardstick.pk
+        assert len(run.yardstick_plan["references"]) == min(
+            PROBE_REFERENCES, world.snapshot.members.count())
+        good, bad = read_sketch("good/lines.js"), read_sketch("hostile/chat_reply_no_code.txt")
+        caller = Caller(service_account())
+        for step in (1, 2):
+            response = caller.post("/external-runs/gold/rewards",
+                                   batch(item(good), item(bad), key=f"gold-step-{step}",
+                                         step=step))
+            assert response.status_code == 200, response.content
+        scores = list(ExternalItem.objects.order_by("batch__step", "index")
+                      .values_list("render__status", "yardstick"))
+        assert [status for status, _ in scores] == ["ok", "rejected"] * 2
+        assert all(0.0 < gold < 1.0 for status, gold in scores if status == "ok")
+        assert [gold for status, gold in scores if status == "rejected"] == [0.0, 0.0]
+
+        client.force_login(curator_create("boss", superuser=True))
+        page = client.get(run.get_absolute_url())
+        curve = page.context["overoptimisation"]
+        assert (curve["points"], curve["gold"], len(curve["charts"])) == (2, "yardstick", 1)
+        assert b"Gold against proxy" in page.content
 
 
 @pytest.mark.django_db

@@ -14,9 +14,10 @@ from pool.models import RewardModel
 from sketches import services as sketch_services
 from sketches.models import ImportJob, Render
 from tests.job_rows import job_row
+from tests.lab_data import presets_ensure
 from tests.rating_data import curator_create
 from tests.run_data import run_create
-from training.models import Calibration
+from training.models import Calibration, ExternalBatch, ExternalRun, Judge, Rubric
 
 JOBS = reverse("jobs")
 
@@ -113,6 +114,27 @@ class TestTheTable:
         sketch = sketch_services.sketch_create(code="function setup(){}")
         Render.objects.create(sketch=sketch)
         assert "1 render waiting on the" in client.get(JOBS).content.decode()
+
+
+class TestExternalRuns:
+    def test_open_ones_are_listed_with_their_batches_and_scoring_ones_keep_it_polling(
+            self, staff_client, client):
+        presets_ensure()
+        local = Judge.objects.get(name="local")
+        rubric = Rubric.objects.create(name="gates", signals=[
+            {"name": "gate", "kind": "gate", "weight": 1}])
+        served = ExternalRun.objects.create(name="verl-7b", rubric=rubric, judge=local,
+                                            scorer=local, status=ExternalRun.Status.OPEN)
+        ExternalRun.objects.create(name="draft-one", rubric=rubric, judge=local, scorer=local)
+        ExternalBatch.objects.create(run=served, client_key="batch-0001", step=1, size=8,
+                                     status=ExternalBatch.Status.DONE)
+        text = client.get(JOBS).content.decode()
+        [row] = client.get(JOBS).context["external_runs"]
+        assert (row.run, row.scoring, row.batches, row.items) == (served, 0, 1, 8)
+        assert served.get_absolute_url() in text and "draft-one" not in text
+        assert "hx-trigger" not in text
+        ExternalBatch.objects.create(run=served, client_key="batch-0002", step=2, size=4)
+        assert 'hx-trigger="every 3s"' in client.get(JOBS).content.decode()
 
 
 class TestRefresh:

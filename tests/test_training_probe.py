@@ -19,10 +19,9 @@ import pytest
 from django.urls import reverse
 
 from jobs.runner import job_run_here
-from pool.models import RewardModel
 from pool.reward import services as reward_services
 from sketches.models import Render, Sketch
-from tests.lab_data import lab_world
+from tests.lab_data import WORLD_RENDERS, lab_world, yardstick_world
 from tests.rating_data import curator_create
 from tests.reward_data import toy_render
 from tests.run_data import (
@@ -41,21 +40,6 @@ from training.runs.probe.selectors import probe_means
 from training.runs.services import RunError
 
 Status = TrainingRun.Status
-# 120 toy renders: the judge holds out about 42, enough for the yardstick's
-# own three splits to hold two grades each.
-WORLD_RENDERS = 120
-
-
-def yardstick_world():
-    """lab_world's active reward model and snapshot, and a yardstick of that model."""
-    world = lab_world(count=WORLD_RENDERS)
-    job = reward_services.reward_model_yardstick_create(reward_model=world.reward_model,
-                                                        queue=False)
-    yardstick = job_run_here(kind="reward_model", pk=job.pk)
-    assert yardstick.status == RewardModel.Status.DONE, yardstick.error
-    return world, yardstick
-
-
 def probe_rows(run: TrainingRun) -> list[tuple[int, int, int, str, int]]:
     """(step, prompt index, sample index, prompt, render seed) of every probe sample."""
     return [(s.probe.step, s.prompt_index, s.index, s.prompt, s.render.seed)
@@ -97,7 +81,7 @@ class TestLaunch:
                 services.run_launch(run=run)
         no_pool = make_run(policy_folder, probe_every=5, yardstick=yardstick)
         assert services.run_problems(no_pool) == [
-            "the probe scores each sample against references from the run's pool snapshot: "
+            "the yardstick scores each picture against references from the pool snapshot: "
             "choose a snapshot that has members"]
         # A judge that is not the local reward model takes any finished yardstick.
         vision = Judge.objects.create(name="vision", backend="openai")
@@ -282,7 +266,7 @@ class TestScores:
         threads = torch.get_num_threads()
         torch.set_num_threads(2)
         try:
-            scores = prober.scores(outcomes)
+            scores = prober.yardstick.scores(outcomes)
             assert torch.get_num_threads() == 2  # as training had it (the judge sets 1)
         finally:
             torch.set_num_threads(threads)

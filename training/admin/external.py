@@ -13,7 +13,8 @@ from ..models import ExternalRun
 class ExternalRunAdmin(admin.ModelAdmin):
     list_display = ("name", "status", "rubric", "brush", "opened", "created")
     list_filter = ("status",)
-    readonly_fields = ("status", "signals", "dropped_signals", "opened", "created_by", "created")
+    readonly_fields = ("status", "signals", "dropped_signals", "yardstick_plan", "opened",
+                       "created_by", "created")
     actions = ["open_runs", "close_runs"]
 
     def save_model(self, request, obj, form, change):

@@ -1,8 +1,11 @@
-"""What an external run's page shows: its steps and their curves."""
+"""What an external run's page shows: its steps and their curves, and with
+a yardstick the overoptimisation curve over the client's steps."""
 from __future__ import annotations
 
 from ..charts import lines_svg
 from ..models import ExternalRun
+from ..runs.overoptimisation import CurvePoint
+from ..runs.probe.presenters import overoptimisation_section
 from .selectors import external_steps
 
 
@@ -21,4 +24,8 @@ def external_run_page(run: ExternalRun) -> dict:
             {name: [(s.step, s.signal_means().get(name)) for s in numbered] for name in names},
             y_label="mean value", x_label="client step", title="Signals", whole_x=True),
         "batches": run.batches.count(),
+        "overoptimisation": (None if not run.yardstick_plan else overoptimisation_section(
+            [CurvePoint(step=s.step, proxy=s.reward_mean, gold=s.yardstick_mean, kl=None)
+             for s in numbered if s.yardstick_mean is not None],
+            yardstick=run.yardstick_plan["yardstick"], x_label="client step")),
     }

@@ -24,7 +24,10 @@ What a batch promises, and how:
   fleet give up after PAINTRL_FLEET_WAIT_S, and the items left come back
   unavailable (total None), never a hang.
 - Stored in one transaction when scored: each item a Sketch and Render of
-  origin rollout (which joins the grading queue) and an ExternalItem.
+  origin rollout (which joins the grading queue) and an ExternalItem, with
+  the run's yardstick score where it has one (the gold side of its
+  overoptimisation curve; an instrument: one that fails leaves the scores
+  None and the batch is answered).
 """
 from __future__ import annotations
 
@@ -54,6 +57,8 @@ from ..reward.scoring import (
     unanswerable_text,
 )
 from ..reward.spec import RubricError
+from ..reward.yardstick import yardstick_loaded
+from ..runs.probe.plan import references_drawn, yardstick_launched, yardstick_problems
 from ..sampling.renderers import FleetRenderer
 from ..sampling.samples import SEED_RANGE
 from ..sampling.stored import completion_store
@@ -147,7 +152,7 @@ def external_run_problems(run: ExternalRun) -> list[str]:
         rubric_specs(run.rubric.signals, found)
     except RubricError as error:
         return [f"rubric {run.rubric}: {error}"]
-    return []
+    return yardstick_problems(run) if run.yardstick is not None else []
 
 
 def _unanswerable(run: ExternalRun, specs) -> list[dict]:
@@ -164,8 +169,12 @@ def external_run_open(*, run: ExternalRun) -> ExternalRun:
         raise ExternalError(400, f"{run} cannot be opened", problems)
     run.signals = run.rubric.signals
     run.dropped_signals = _unanswerable(run, signal_specs(run.signals))
+    run.yardstick_plan = None if run.yardstick is None else {
+        "yardstick": yardstick_launched(run.yardstick),
+        "references": [pk for pk, _ in references_drawn(run)]}
     run.status, run.opened = ExternalRun.Status.OPEN, timezone.now()
-    run.save(update_fields=["signals", "dropped_signals", "status", "opened"])
+    run.save(update_fields=["signals", "dropped_signals", "yardstick_plan", "status",
+                            "opened"])
     return run
 
 
@@ -268,6 +277,7 @@ def _batch_render_score_store(run: ExternalRun, batch: ExternalBatch,
                                      group=f"external:{run.pk}:{batch.step}:{group}")
                 for key, item, outcome, group in zip(keys, items, outcomes, groups, strict=True)]
     values, totals = totals_compute(specs, rollouts, context)
+    gold = _yardstick_scores(run, outcomes)
 
     with transaction.atomic():
         rows = []
@@ -278,10 +288,24 @@ def _batch_render_score_store(run: ExternalRun, batch: ExternalBatch,
                       "group": item.group, "index": i})
             rows.append(ExternalItem(batch=batch, index=i, group=item.group, prompt=item.prompt,
                                      sketch=sketch, render=render, total=totals[i],
-                                     signals={spec.name: values[i][spec.key] for spec in specs}))
+                                     signals={spec.name: values[i][spec.key] for spec in specs},
+                                     yardstick=gold[i]))
         ExternalItem.objects.bulk_create(rows)
         batch.status, batch.finished = ExternalBatch.Status.DONE, timezone.now()
         batch.save(update_fields=["status", "finished"])
+
+
+def _yardstick_scores(run: ExternalRun, outcomes) -> list[float | None]:
+    """The run's yardstick on each item (module docstring); Nones without one."""
+    plan = run.yardstick_plan
+    if not plan:
+        return [None] * len(outcomes)
+    try:
+        return yardstick_loaded(yardstick_id=plan["yardstick"]["id"],
+                                member_ids=plan["references"]).scores(outcomes)
+    except Exception:  # an instrument: the batch is answered without it
+        logger.exception("%s: the yardstick could not score a batch", run)
+        return [None] * len(outcomes)
 
 
 def batch_answer(batch: ExternalBatch) -> list[dict]:

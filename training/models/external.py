@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from pool.models import RewardModel
 from sketches.brush_api import DEFAULT_BRUSH
 from sketches.models import Render, Sketch
 
@@ -36,12 +37,20 @@ class ExternalRun(RewardJudges):
     brush = models.CharField(
         max_length=4, choices=TrainingRun.Brush.choices, default=DEFAULT_BRUSH,
         verbose_name="p5.brush", help_text="The p5.brush version items render with.")
+    yardstick = models.ForeignKey(
+        RewardModel, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="Scores every item against fixed pool references, for the overoptimisation "
+                  "curve: a reward model trained disjoint from the judge's, or the gold judge. "
+                  "Optional; it adds a local-model comparison per item and reference.")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.DRAFT,
                               db_index=True)
     # Frozen when opened: the rubric's signal list and the signals dropped
     # because the judges could never answer them ({name, kind, weight, reason}).
     signals = models.JSONField(default=list, blank=True, editable=False)
     dropped_signals = models.JSONField(default=list, blank=True, editable=False)
+    # Frozen when opened, with a yardstick: {"yardstick": plan.yardstick_launched,
+    # "references": [pool member ids]}, the same references for every batch.
+    yardstick_plan = models.JSONField(null=True, blank=True, editable=False)
     opened = models.DateTimeField(null=True, blank=True, editable=False)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="+")
@@ -95,6 +104,8 @@ class ExternalItem(models.Model):
     # signal is missing, as a run's rollouts (training.reward.rubric).
     signals = models.JSONField(default=dict)
     total = models.FloatField(null=True)
+    # The run's yardstick on this item (None: no yardstick, or no score).
+    yardstick = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["batch", "index"]

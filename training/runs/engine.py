@@ -182,7 +182,7 @@ def engine_build(*, run, lease: RunLease, renderer: ProcessRenderer | FleetRende
         context=context,
         num_generations=grpo.num_generations, scale_rewards=grpo.scale_rewards,
         seed=grpo.seed, renderer=renderer, lease=lease, book=book,
-        yardstick=prober.scores if prober is not None else None,
+        yardstick=prober.yardstick.scores if prober is not None else None,
         recalibrator=Recalibrator.for_run(run=run, config=config, context=context,
                                           start_step=start_step))
     callback = RunCallback(lease=lease, book=book, max_steps=grpo.max_steps,

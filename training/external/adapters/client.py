@@ -72,12 +72,15 @@ class RewardClient:
     training.score_externalrun."""
 
     def __init__(self, base_url: str, run: str, token: str, *,
-                 request_timeout_s: float = REQUEST_TIMEOUT_S, give_up_s: float = GIVE_UP_S):
+                 request_timeout_s: float = REQUEST_TIMEOUT_S, give_up_s: float = GIVE_UP_S,
+                 headers: dict[str, str] | None = None):
         if not (base_url and run and token):
             raise ValueError("the reward service needs its address, the external run's name "
                              "and a token (PAINTRL_URL, PAINTRL_EXTERNAL_RUN, PAINTRL_TOKEN)")
         self.url = f"{base_url.rstrip('/')}/api/v1/external-runs/{run}/rewards"
         self.token, self.request_timeout_s, self.give_up_s = token, request_timeout_s, give_up_s
+        # Sent with every request besides the token (a gateway's own headers).
+        self.headers = dict(headers or {})
 
     @classmethod
     def from_env(cls) -> RewardClient:
@@ -107,7 +110,8 @@ class RewardClient:
     def _post(self, body: bytes) -> list[dict] | float:
         """The answers, or how long to wait before sending the batch again."""
         request = urllib.request.Request(self.url, data=body, method="POST", headers={
-            "Content-Type": "application/json", "Authorization": f"Bearer {self.token}"})
+            **self.headers, "Content-Type": "application/json",
+            "Authorization": f"Bearer {self.token}"})
         try:
             with urllib.request.urlopen(request, timeout=self.request_timeout_s) as response:
                 return json.loads(response.read())["items"]

@@ -53,6 +53,14 @@ def probe_problems(run: TrainingRun) -> list[str]:
         return [f"probe_every is {run.probe_every} and no yardstick is chosen: choose a "
                 f"finished reward model trained disjoint from the judge's ({HOW_TO_TRAIN}), "
                 "or set probe_every to 0"]
+    return yardstick_problems(run)
+
+
+def yardstick_problems(owner) -> list[str]:
+    """What stops `owner`'s yardstick (a run's, an external run's: anything
+    with a yardstick, judge, scorer and snapshot) from scoring: not trained,
+    sharing the judge's data, or no pool references to score against."""
+    yardstick, run = owner.yardstick, owner
     problems = []
     if yardstick.status != RewardModel.Status.DONE or not yardstick.weights:
         problems.append(f"the yardstick, reward model v{yardstick.version}, is "
@@ -72,12 +80,12 @@ def probe_problems(run: TrainingRun) -> list[str]:
             f"share the judge's blind spots: choose a yardstick of v{judged_by.version} "
             f"({HOW_TO_TRAIN})")
     if run.snapshot is None or not run.snapshot.members.exists():
-        problems.append("the probe scores each sample against references from the run's pool "
+        problems.append("the yardstick scores each picture against references from the pool "
                         "snapshot: choose a snapshot that has members")
     return problems
 
 
-def judge_reward_model(run: TrainingRun) -> RewardModel | None:
+def judge_reward_model(run) -> RewardModel | None:
     """The reward model the run's judge or scorer answers with: the active one
     where either is the local reward model; else None."""
     for row in (run.judge, run.scorer):
@@ -107,7 +115,7 @@ def probe_launched(run: TrainingRun) -> dict | None:
         "samples": PROBE_SAMPLES,
         "seeds": [(run.seed + i) % SEED_RANGE for i in range(len(prompts))],
         "references": [{"member": pk, "render": render_id}
-                       for pk, render_id in _references(run)],
+                       for pk, render_id in references_drawn(run)],
     }
 
 
@@ -131,9 +139,9 @@ def probe_prompts(prompts: list[str]) -> list[str]:
     return [prompts[i * len(prompts) // PROBE_PROMPTS] for i in range(PROBE_PROMPTS)]
 
 
-def _references(run: TrainingRun) -> list[tuple[int, int | None]]:
-    """(member id, render id) of PROBE_REFERENCES members of the run's snapshot,
-    drawn by the run's seed (all of a smaller snapshot)."""
+def references_drawn(run) -> list[tuple[int, int | None]]:
+    """(member id, render id) of PROBE_REFERENCES members of the run's (or
+    external run's) snapshot, drawn by its seed (all of a smaller snapshot)."""
     members = list(run.snapshot.members.order_by("pk").values_list("pk", "render_id"))
     rng = random.Random(f"probe-references:{run.snapshot_id}:{run.seed}")
     return sorted(rng.sample(members, min(PROBE_REFERENCES, len(members))))

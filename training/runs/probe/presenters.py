@@ -8,7 +8,7 @@ from django.utils.safestring import SafeString
 
 from ...charts import lines_svg, spread_indices
 from ...models import TrainingRun
-from ..overoptimisation import curve_summary, curve_verdict, run_curve
+from ..overoptimisation import CurvePoint, curve_summary, curve_verdict, run_curve
 from .selectors import probe_means, probe_prompt_means, probe_samples
 
 # Probes a film strip shows: the first, the last and evenly between. A long
@@ -61,19 +61,26 @@ def yardstick_name(plan: dict) -> str:
 
 
 def run_overoptimisation(run: TrainingRun) -> dict | None:
-    """The run page's overoptimisation section (overoptimisation.py): gold
-    (the yardstick on each step's rollouts) and proxy per step, gold against
-    proxy (and against KL where the trainer measured it), and the verdict;
-    None for a run launched without a probe."""
+    """The run page's overoptimisation section; None for a run launched
+    without a probe."""
     plan = (run.launched_config or {}).get("probe")
     if not plan:
         return None
-    points = run_curve(run)
+    return overoptimisation_section(run_curve(run), yardstick=plan["yardstick"])
+
+
+def overoptimisation_section(points: list[CurvePoint], *, yardstick: dict,
+                             x_label: str = "step") -> dict:
+    """A page's overoptimisation section (overoptimisation.py), for a run's
+    steps or an external run's client steps: gold (the yardstick on each
+    step's rollouts) and proxy per step, gold against proxy (and against KL
+    where the trainer measured it), and the verdict. `yardstick` is what was
+    frozen of it (plan.yardstick_launched)."""
     summary = curve_summary(points)
-    gold = "gold" if plan["yardstick"].get("role") == "gold" else "yardstick"
-    section = {"name": yardstick_name(plan), "gold": gold, "points": len(points),
-               "summary": summary, "verdict": curve_verdict(summary) if summary else None,
-               "charts": []}
+    gold = "gold" if yardstick.get("role") == "gold" else "yardstick"
+    section = {"name": yardstick_name({"yardstick": yardstick}), "gold": gold,
+               "points": len(points), "summary": summary,
+               "verdict": curve_verdict(summary) if summary else None, "charts": []}
     if not points:
         return section
     section["charts"].append(lines_svg(
@@ -82,7 +89,7 @@ def run_overoptimisation(run: TrainingRun) -> dict | None:
          **({f"{gold}, smoothed": list(zip(summary["steps"], summary["gold"], strict=True)),
              "proxy, smoothed": list(zip(summary["steps"], summary["proxy"], strict=True))}
             if summary else {})},
-        y_label="score", x_label="step", title="Gold and proxy per step", whole_x=True))
+        y_label="score", x_label=x_label, title="Gold and proxy per step", whole_x=True))
     if summary:
         section["charts"].append(lines_svg(
             {gold: list(zip(summary["proxy"], summary["gold"], strict=True))},

@@ -1,28 +1,24 @@
 """One probe on the train worker: sample the policy on the probe's prompts at
 its seeds, render each sample at its prompt's seed, score it with the
-yardstick against the fixed references, and store it (a Sketch and Render as
-a rollout's are, a ProbeSample with its score). callback.py says when.
+yardstick against the fixed references (training.reward.yardstick: a
+rejected sketch 0, an unavailable render None), and store it (a Sketch and
+Render as a rollout's are, a ProbeSample with its score). callback.py says
+when.
 
 The probe must leave training as it found it: sampling does
 (training.sampling.samples), and the yardstick (the local judge) gives back
-the thread count it scores with (pool.reward.conf.torch_threads).
-
-Scores follow the reward rules: a sketch the gate rejected is no painting
-and scores 0; an unavailable render has no score (None), never 0."""
+the thread count it scores with (pool.reward.conf.torch_threads)."""
 from __future__ import annotations
 
-import statistics
 import time
 from dataclasses import dataclass
 
 from django.db import transaction
 
-from pool.models import PoolMember, RewardModel
-from sketches.rendering import OK, REJECTED, RenderOutcome
+from sketches.rendering import RenderOutcome
 
 from ...models import Probe, ProbeSample
-from ...reward.judges import Picture
-from ...reward.judges.local import LocalRewardModelJudge
+from ...reward.yardstick import Yardstick
 from ...sampling.config import SamplingConfig
 from ...sampling.samples import Sample, Sampling, samples_generate
 from ...sampling.stored import completion_store
@@ -55,10 +51,7 @@ class Prober:
 
     def __init__(self, *, run_id: int, plan: ProbePlan, renderer):
         self.run_id, self.plan, self.renderer = run_id, plan, renderer
-        self.judge = LocalRewardModelJudge(
-            reward_model=RewardModel.objects.get(pk=plan.yardstick_id))
-        members = PoolMember.objects.in_bulk(plan.member_ids)
-        self.references = [Picture.stored(members[pk].png) for pk in plan.member_ids]
+        self.yardstick = Yardstick(yardstick_id=plan.yardstick_id, member_ids=plan.member_ids)
 
     def probe(self, *, model, tokenizer, step: int, beat) -> Probe:
         """Sample, render, score and store the probe at `step`; `beat()` between phases
@@ -73,7 +66,7 @@ class Prober:
         outcomes = self.renderer([s.text for s in samples], seeds, keys).outcomes
         times["render"], clock = time.perf_counter() - clock, time.perf_counter()
         beat()
-        scores = self.scores(outcomes)
+        scores = self.yardstick.scores(outcomes)
         times["score"], clock = time.perf_counter() - clock, time.perf_counter()
         probe = probe_store(run_id=self.run_id, step=step, plan=plan, samples=samples,
                             outcomes=outcomes, scores=scores)
@@ -83,21 +76,6 @@ class Prober:
             times={key: round(value, 3) for key, value in times.items()})
         beat()
         return probe
-
-    def scores(self, outcomes: list[RenderOutcome]) -> list[float | None]:
-        """Each sample's mean win probability against the references (module docstring)."""
-        values: list[float | None] = [0.0 if o.status == REJECTED else None for o in outcomes]
-        chosen = [i for i, o in enumerate(outcomes) if o.status == OK and o.png]
-        if not chosen or not self.references:
-            return values
-        pairs = [(Picture(data=outcomes[i].png), reference)
-                 for i in chosen for reference in self.references]
-        answers = self.judge.compare(pairs, [""] * len(pairs))
-        per = len(self.references)
-        for n, i in enumerate(chosen):
-            answered = [a for a in answers[n * per:(n + 1) * per] if a is not None]
-            values[i] = statistics.fmean(answered) if answered else None
-        return values
 
 
 def probe_store(*, run_id: int, step: int, plan: ProbePlan, samples: list[Sample],
