@@ -134,14 +134,20 @@ def unavailable(error: str) -> RenderOutcome:
 
 # --- the fleet's state ------------------------------------------------------------------
 
-def render_workers() -> list[str]:
-    """The workers consuming the render queue that answer now. Waits
-    PING_TIMEOUT_S: the question goes to every worker, and how many will
-    answer is not known."""
+def workers_queues(expect: int | None = None) -> dict[str, set[str]]:
+    """Each worker that answers now, with the queues it consumes. Waits
+    PING_TIMEOUT_S, since how many will answer is not known; or, given
+    `expect`, only until that many have answered (milliseconds: the count a
+    caller saw last time)."""
     app = import_string(FLEET_RENDER_TASK).app
-    replies = app.control.inspect(timeout=PING_TIMEOUT_S).active_queues() or {}
-    return sorted(name for name, queues in replies.items()
-                  if any(queue.get("name") == RENDER_QUEUE for queue in queues or ()))
+    replies = app.control.inspect(timeout=PING_TIMEOUT_S, limit=expect).active_queues() or {}
+    return {name: {queue.get("name") for queue in queues or ()}
+            for name, queues in replies.items()}
+
+
+def render_workers() -> list[str]:
+    """The workers consuming the render queue that answer now (waits PING_TIMEOUT_S)."""
+    return sorted(name for name, queues in workers_queues().items() if RENDER_QUEUE in queues)
 
 
 def renders_asked_waiting() -> int:

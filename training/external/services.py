@@ -44,7 +44,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from sketches.conf import fleet_wait_s, renderer_config
-from sketches.fleet import render_workers, renders_asked_waiting
+from sketches.fleet import RENDER_QUEUE, renders_asked_waiting, workers_queues
 from sketches.renderer.pool import render_bound_s
 
 from ..models import ExternalBatch, ExternalItem, ExternalRun
@@ -89,21 +89,29 @@ class Item:
 
 class FleetWatch:
     """Whether the render fleet can take a batch now. The workers are asked
-    at most every `every_s` per process: asking waits for every worker's
-    answer (sketches.fleet.render_workers, 2 s), too long for each request;
-    a fleet that went away, or came back, is seen within that. The queue's
-    length is one Redis read, made every time."""
+    at most every `every_s` per process, and only until as many have
+    answered as last time (sketches.fleet.workers_queues: milliseconds, where
+    asking until the timeout takes 2 s); a fleet that went away, or came
+    back, is seen within that. The queue's length is one Redis read, made
+    every time."""
 
     def __init__(self, every_s: float = 10.0):
         self.every_s = every_s
         self._lock = threading.Lock()
         self._asked_at: float | None = None
+        self._answered = 0  # workers of any queue that answered last time
         self._workers: list[str] = []
 
     def workers(self) -> list[str]:
+        """The render workers that answered."""
         with self._lock:
             if self._asked_at is None or time.monotonic() - self._asked_at >= self.every_s:
-                self._workers, self._asked_at = render_workers(), time.monotonic()
+                answered = workers_queues(expect=self._answered or None)
+                if not any(RENDER_QUEUE in queues for queues in answered.values()):
+                    answered = workers_queues()  # the first to answer may be other workers
+                self._answered, self._asked_at = len(answered), time.monotonic()
+                self._workers = sorted(name for name, queues in answered.items()
+                                       if RENDER_QUEUE in queues)
             return self._workers
 
     def forget(self) -> None:
