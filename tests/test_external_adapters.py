@@ -138,3 +138,41 @@ class TestAgainstTheLiveService:
         # Three batches, seven items, each stored once as a rollout of the external run.
         assert live_service.batches.count() == 3
         assert ExternalItem.objects.count() == 7
+
+    def test_a_trl_grpo_step_trains_on_the_service_s_rewards(self, live_service, test_policy,
+                                                             tmp_path):
+        """GRPOTrainer itself, on the test policy, with PaintrlReward as its
+        reward function: one step's completions go to the service as one
+        batch, each group under its prompt, and TRL logs the rewards."""
+        from datasets import Dataset
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from trl import GRPOConfig, GRPOTrainer
+
+        prompts = ["a red kite", "a boat at dusk"]
+        trainer = GRPOTrainer(
+            model=AutoModelForCausalLM.from_pretrained(test_policy),
+            processing_class=AutoTokenizer.from_pretrained(test_policy),
+            reward_funcs=[PaintrlReward()],
+            train_dataset=Dataset.from_list(
+                [{"prompt": [{"role": "user", "content": p}]} for p in prompts]),
+            args=GRPOConfig(output_dir=str(tmp_path), per_device_train_batch_size=4,
+                            num_generations=2, max_completion_length=48, max_steps=1,
+                            logging_steps=1, report_to=[], use_cpu=True, bf16=False,
+                            disable_tqdm=True, save_strategy="no", dataloader_num_workers=0,
+                            shuffle_dataset=False))
+        trainer.train()
+
+        [batch] = live_service.batches.all()
+        assert (batch.step, batch.size, batch.status) == (0, 4, "done")
+        items = list(ExternalItem.objects.filter(batch=batch).order_by("index"))
+        assert sorted({i.prompt for i in items}) == sorted(prompts)
+        assert all(i.render_id is not None for i in items)
+        # Each prompt's two completions are one group, so they render at one seed.
+        seeds = {}
+        for i in items:
+            seeds.setdefault(i.group, set()).add(i.render.seed)
+        assert len(seeds) == 2 and all(len(s) == 1 for s in seeds.values())
+        logged = trainer.state.log_history[0]
+        totals = [i.total for i in items if i.total is not None]
+        assert logged["rewards/paintrl/mean"] == pytest.approx(sum(totals) / len(totals))
+
