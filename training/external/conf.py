@@ -40,8 +40,9 @@ def backlog_max() -> int:
     """PAINTRL_REWARD_BACKLOG_MAX: renders waited on (fleet batches, renders
     asked for on a page) that may sit in the render queue before a new batch
     is answered 503 with Retry-After. 1024 is four full batches (one run's
-    concurrency at the largest batch): at the local fleet's pace (two
-    browsers, about 1.5 painter renders a second here) a quarter of an hour
-    of work, past which a batch sent now would wait longer than a client's
-    request does (the adapters' REQUEST_TIMEOUT_S, 600 s) before rendering."""
+    whole concurrency at the largest batch): at the local fleet's pace (two
+    browsers, 2.1 painter renders a second, benchmarks/fleet_bench.py) about
+    8 minutes of work, near the adapters' 600 s wait for an answer
+    (client.REQUEST_TIMEOUT_S). A larger fleet clears it sooner and may take
+    a larger bound."""
     return _at_least_one("PAINTRL_REWARD_BACKLOG_MAX")
