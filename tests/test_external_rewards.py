@@ -256,7 +256,7 @@ class TestABatchOnTheRenderFleet:
         assert retry.json()["items"] == answer["items"]
         assert Sketch.objects.count() == 3 and Render.objects.count() == 3
         listed = caller.get("/external-runs/grpo-7b").json()
-        assert (listed["status"], listed["batches"]) == ("open", 1)
+        assert (listed["status"], listed["batches"], listed["yardstick"]) == ("open", 1, None)
 
 
 class TestAYardstick:
@@ -292,6 +292,8 @@ class TestAYardstick:
         assert all(0.0 < gold < 1.0 for status, gold in scores if status == "ok")
         assert [gold for status, gold in scores if status == "rejected"] == [0.0, 0.0]
 
+        assert caller.get("/external-runs/gold").json()["yardstick"] == {
+            "id": yardstick.pk, "version": yardstick.version, "role": yardstick.role}
         client.force_login(curator_create("boss", superuser=True))
         page = client.get(run.get_absolute_url())
         curve = page.context["overoptimisation"]

@@ -80,6 +80,7 @@ class ExternalRunOut(Schema):
     seed: int
     signals: list
     dropped_signals: list
+    yardstick: dict | None  # what was frozen of it at opening: id, version, role
     batches: int
 
 
@@ -97,7 +98,8 @@ def _runs():
 def _run_out(run: ExternalRun) -> dict:
     return {"name": run.name, "status": run.status, "rubric": str(run.rubric),
             "brush": run.brush, "seed": run.seed, "signals": run.signals,
-            "dropped_signals": run.dropped_signals, "batches": run.batch_count}
+            "dropped_signals": run.dropped_signals,
+            "yardstick": (run.yardstick_plan or {}).get("yardstick"), "batches": run.batch_count}
 
 
 @router.post("/external-runs/{name}/rewards",
