@@ -128,10 +128,11 @@ def brush_version_for(code: str, brush: str = AUTO_BRUSH) -> str:
 
 
 def render_text(pool: RenderPool, text: str, seed: int = 0,
-                brush: str = DEFAULT_BRUSH) -> RenderOutcome:
+                brush: str = DEFAULT_BRUSH, deadline_s: float | None = None) -> RenderOutcome:
     """`brush`: which p5.brush to render with (BRUSHES): "2" (the
     default: what runs train on), "1", or "auto", the version the sketch's
-    calls are written for."""
+    calls are written for. `deadline_s`: this render's deadline, where it is
+    not the pool's (an import's)."""
     code = extract_code(text)
     if code is None:
         # No calls to tell a version by: the one asked for, or the default.
@@ -144,14 +145,14 @@ def render_text(pool: RenderPool, text: str, seed: int = 0,
     version = renderer_version(pool, brush)
     libraries = dict(pool.libraries[brush])
     static = gate.static_violations(code, brush)
-    run = pool.render(code, seed, brush)
+    run = pool.render(code, seed, brush, deadline_s=deadline_s)
     if run.unavailable:
         return RenderOutcome(UNAVAILABLE, [], {}, [run.unavailable],
                              elapsed_ms=run.elapsed_ms, renderer_version=version,
                              brush_version=brush, libraries=libraries)
     fraction = paint_fraction(run.png) if run.png else None
     runtime = gate.runtime_violations(run, fraction, pool.config.blank_floor,
-                                      deadline_s=pool.config.deadline_s)
+                                      deadline_s=deadline_s or pool.config.deadline_s)
     verdict = gate.combine(static, runtime, run)
     if run.crash_evidence:
         verdict[gate.CRASHED] = run.crash_evidence

@@ -35,8 +35,9 @@ BATCH_LIMITS = {"soft_time_limit": DEFAULT_TIME_LIMIT_S,
 
 
 @shared_task(**DB_RETRY, **ONE_RENDER_LIMITS)
-def render_task(render_id: int) -> str:
-    return services.render_execute(render_id=render_id).status
+def render_task(render_id: int, deadline_s: float | None = None) -> str:
+    # `deadline_s` is None for a message sent before it was passed.
+    return services.render_execute(render_id=render_id, deadline_s=deadline_s).status
 
 
 @shared_task(bind=True, **DB_RETRY, **BATCH_LIMITS)
