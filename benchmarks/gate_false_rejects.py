@@ -37,8 +37,8 @@ class RecordingPool:
         self._pool = pool
         self.snapshots: dict[tuple[str, int], dict] = {}
 
-    def render(self, code: str, seed: int, brush: str = "2"):
-        run = self._pool.render(code, seed, brush)
+    def render(self, code: str, seed: int, brush: str = "2", deadline_s: float | None = None):
+        run = self._pool.render(code, seed, brush, deadline_s=deadline_s)
         self.snapshots[(code, seed)] = run.snapshot
         return run
 

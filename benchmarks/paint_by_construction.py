@@ -16,6 +16,12 @@ with p5.brush's own blend shader (RendererConfig.lean_blend=False) instead:
 
     .venv/bin/python benchmarks/paint_by_construction.py --groups "outside 1.x" \
         --against brush-blend
+
+`--against gpu-canvases-1x` compares it with p5.brush 1.x's blend mask left on
+the GPU canvas (RendererConfig.cpu_canvases_1x=False), as before harness 10:
+
+    .venv/bin/python benchmarks/paint_by_construction.py --groups "outside 1.x" \
+        --against gpu-canvases-1x
 """
 from __future__ import annotations
 
@@ -44,16 +50,23 @@ def groups(seeds: int) -> dict[str, list[tuple[str, str, int, str]]]:
     }
 
 
+# --against: the RendererConfig fields that make the old way.
+OLD_WAYS = {
+    "page-paint": {"paint_by_replay": False},
+    "brush-blend": {"lean_blend": False},
+    "gpu-canvases-1x": {"cpu_canvases_1x": False},
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=24, help="painter seeds (from 0)")
     parser.add_argument("--groups", nargs="*", help="only these groups (by name)")
-    parser.add_argument("--against", choices=("page-paint", "brush-blend"), default="page-paint",
-                        help="the old way: painting in the sketch's page, or p5.brush's own "
-                             "blend shader")
+    parser.add_argument("--against", choices=tuple(OLD_WAYS), default="page-paint",
+                        help="the old way: painting in the sketch's page, p5.brush's own "
+                             "blend shader, or p5.brush 1.x's blend mask on the GPU canvas")
     args = parser.parse_args()
-    old_way = ({"paint_by_replay": False} if args.against == "page-paint"
-               else {"lean_blend": False})
+    old_way = OLD_WAYS[args.against]
     old = RenderPool(RendererConfig(browsers=1, **old_way))
     new = RenderPool(RendererConfig(browsers=1, paint_by_replay=True))
     try:

@@ -254,6 +254,9 @@ PAINTRL_IMPORT_MAX_TOTAL_BYTES = env_int("PAINTRL_IMPORT_MAX_TOTAL_BYTES", 2_000
 PAINTRL_IMPORT_MAX_RATIO = env_int("PAINTRL_IMPORT_MAX_RATIO", 100)
 # The upload page's limit, enforced while the body streams in.
 PAINTRL_IMPORT_MAX_UPLOAD_BYTES = env_int("PAINTRL_IMPORT_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+# The render deadline of an imported sketch without its PNG (longer than a
+# training render's; at most 240 s). sketches/importing/conf.py says why.
+PAINTRL_IMPORT_DEADLINE_S = env_float("PAINTRL_IMPORT_DEADLINE_S", 120.0)
 
 # --- Grading (rating/conf.py reads these) -------------------------------
 # The group whose members grade and edit (staff may too).

@@ -26,7 +26,9 @@ DB_RETRY = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff"
 # and these hold where a prefork worker takes the render queue.
 #
 # One render: its deadline, a browser's start and a wait for a free browser
-# are seconds to a minute; ten minutes is far past any of them.
+# are seconds to a minute; ten minutes is far past any of them, and past an
+# import's render too (its recording and its replay, each within at most
+# importing.conf.MAX_IMPORT_DEADLINE_S).
 ONE_RENDER_LIMITS = {"soft_time_limit": 600, "time_limit": 600 + 60}
 # A batch's length grows with its size, so no bound fits every batch: the
 # jobs' default (hours) frees a worker a wedged batch would hold for good.
@@ -35,8 +37,9 @@ BATCH_LIMITS = {"soft_time_limit": DEFAULT_TIME_LIMIT_S,
 
 
 @shared_task(**DB_RETRY, **ONE_RENDER_LIMITS)
-def render_task(render_id: int) -> str:
-    return services.render_execute(render_id=render_id).status
+def render_task(render_id: int, deadline_s: float | None = None) -> str:
+    # `deadline_s` is None for a message sent before it was passed.
+    return services.render_execute(render_id=render_id, deadline_s=deadline_s).status
 
 
 @shared_task(bind=True, **DB_RETRY, **BATCH_LIMITS)

@@ -163,6 +163,21 @@ WATERCOLOURS = {
 }
 
 
+# A p5.brush 1.x watercolour: bled fills in two colours over pencil strokes.
+WATERCOLOUR_1 = """
+function setup() {
+  createCanvas(200, 200, WEBGL);
+  translate(-100, -100);
+  background("#fffceb");
+  brush.noStroke();
+  brush.fill("#d4553a", 90); brush.bleed(0.2); brush.rect(30, 30, 90, 80);
+  brush.fill("#2c695a", 80); brush.bleed(0.1); brush.circle(120, 120, 45);
+  brush.noFill();
+  brush.set("2B", "#222", 1);
+  for (let i = 0; i < 5; i++) brush.line(20, 160 + i * 6, 180, 162 + i * 6);
+}"""
+
+
 def difference_between(pool: RenderPool, other: RenderPool, code: str,
                        brush: str = "2") -> tuple[float, float]:
     """picture_difference of the two pools' renders of `code` at one seed,
@@ -230,21 +245,8 @@ class TestLeanBlend:
 
     def test_the_lean_blend_paints_p5_brush_1s_blend_picture(self, browser_pool,
                                                             brush_blend_pool):
-        # 1.x's shader is rewritten too (its own minified text): a 1.x
-        # watercolour, bled fills in two colours over strokes.
-        code = """
-function setup() {
-  createCanvas(200, 200, WEBGL);
-  translate(-100, -100);
-  background("#fffceb");
-  brush.noStroke();
-  brush.fill("#d4553a", 90); brush.bleed(0.2); brush.rect(30, 30, 90, 80);
-  brush.fill("#2c695a", 80); brush.bleed(0.1); brush.circle(120, 120, 45);
-  brush.noFill();
-  brush.set("2B", "#222", 1);
-  for (let i = 0; i < 5; i++) brush.line(20, 160 + i * 6, 180, 162 + i * 6);
-}"""
-        mean, off = difference_between(browser_pool, brush_blend_pool, code, brush="1")
+        # 1.x's shader is rewritten too (its own minified text).
+        mean, off = difference_between(browser_pool, brush_blend_pool, WATERCOLOUR_1, brush="1")
         assert mean < 0.02 and off == 0, f"mean {mean:.4f} levels, {off:.3%} of pixels off"
 
     def test_the_two_blends_are_told_apart_in_the_version(self, browser_pool, brush_blend_pool):
@@ -252,6 +254,35 @@ function setup() {
             f"harness/{HARNESS_VERSION} ")
         assert render_text(brush_blend_pool, LINES, seed=1).renderer_version.startswith(
             f"harness/{HARNESS_VERSION}+brush-blend ")
+
+
+class TestCpuCanvases1x:
+    """Harness 10 puts p5.brush 1.x's blend mask on a CPU canvas; the picture
+    must stay the one the GPU canvas painted (cpu_canvases_1x=False), and
+    the buffer for pencils and hatches, left on the GPU canvas, exactly so."""
+
+    @pytest.fixture(scope="class")
+    def gpu_canvases_pool(self):
+        with RenderPool(make_config(browsers=1, cpu_canvases_1x=False)) as pool:
+            yield pool
+
+    def test_fills_on_the_cpu_mask_paint_the_gpu_canvas_picture(self, browser_pool,
+                                                                gpu_canvases_pool):
+        mean, off = difference_between(browser_pool, gpu_canvases_pool, WATERCOLOUR_1, brush="1")
+        assert mean <= MEAN_LEVELS_MAX and off <= OFF_SHARE_MAX, \
+            f"mean {mean:.3f} levels, {off:.3%} of pixels off"
+
+    def test_pencils_and_hatches_paint_as_on_the_gpu_canvas(self, browser_pool,
+                                                             gpu_canvases_pool):
+        # Moved to the CPU too, these lines were 1.3 levels darker on average.
+        mean, off = difference_between(browser_pool, gpu_canvases_pool, BRUSH_1_SKETCH, brush="1")
+        assert mean < 0.02 and off == 0, f"mean {mean:.4f} levels, {off:.3%} of pixels off"
+
+    def test_the_two_ways_are_told_apart_in_the_version(self, browser_pool, gpu_canvases_pool):
+        assert render_text(browser_pool, BRUSH_1_SKETCH, seed=1, brush="1").renderer_version \
+            .startswith(f"harness/{HARNESS_VERSION} ")
+        assert render_text(gpu_canvases_pool, BRUSH_1_SKETCH, seed=1, brush="1") \
+            .renderer_version.startswith(f"harness/{HARNESS_VERSION}+gpu-canvases-1x ")
 
 
 class TestStoppedAtDeadline:

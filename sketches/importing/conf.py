@@ -53,6 +53,28 @@ def import_limits() -> ImportLimits:
     )
 
 
+# The longest PAINTRL_IMPORT_DEADLINE_S allowed. A render is its sketch's run
+# and its replay, each within the deadline, and a render task holding a
+# prefork worker is stopped at 600 s (sketches/tasks.py, ONE_RENDER_LIMITS):
+# two 240 s halves and a browser's start stay inside that.
+MAX_IMPORT_DEADLINE_S = 240.0
+
+
+def import_deadline_s() -> float:
+    """PAINTRL_IMPORT_DEADLINE_S: the render deadline of an imported sketch
+    that comes without its PNG. The renderer's own deadline (30 s) is sized
+    for training, where a rollout that paints for minutes is worth stopping;
+    an import is a person's chosen painting, rendered once, and a heavy
+    single-frame p5.brush 2.x painting from outside took more than 30 s here
+    (docs/benchmarks.md, "Paint by construction"). Bounded, since model-
+    or stranger-written code still runs in it."""
+    value = settings.PAINTRL_IMPORT_DEADLINE_S
+    if not 0 < value <= MAX_IMPORT_DEADLINE_S:
+        raise ImproperlyConfigured(f"PAINTRL_IMPORT_DEADLINE_S must be in (0, "
+                                   f"{MAX_IMPORT_DEADLINE_S:g}] s, got {value}")
+    return float(value)
+
+
 def max_upload_bytes() -> int:
     return getattr(settings, "PAINTRL_IMPORT_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
 

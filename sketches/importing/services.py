@@ -21,7 +21,7 @@ from ..brush_api import AUTO_BRUSH, brush_choice_check
 from ..models import IMPORTED_RENDERER, Render, Sketch, code_hash
 from ..renderer.paint import paint_fraction
 from ..services import render_create, sketch_create
-from .conf import GradesHandler, grades_handler, import_limits
+from .conf import GradesHandler, grades_handler, import_deadline_s, import_limits
 from .errors import ErrorCode, ItemError
 from .inputs import Candidate, PlannedItem, import_plan
 from .report import ALREADY_IMPORTED, ImportReport, ItemResult, Outcome, RenderSource
@@ -144,7 +144,8 @@ def _render_new(sketch: Sketch, candidate: Candidate, queue_renders: bool,
     brush = candidate.brush or brush
     if png is None:
         if queue_renders:
-            return (render_create(sketch=sketch, seed=candidate.seed, brush=brush),
+            return (render_create(sketch=sketch, seed=candidate.seed, brush=brush,
+                                  deadline_s=import_deadline_s()),
                     RenderSource.QUEUED)
         return (Render.objects.create(sketch=sketch, seed=candidate.seed, brush=brush),
                 RenderSource.QUEUED)

@@ -101,11 +101,15 @@ class RendererConfig:
     # what that saves). False is the library's own shader, kept so benchmarks
     # and the fidelity test can put the two side by side.
     lean_blend: bool = True
-    # p5.brush 1.x's 2D buffers (its fills) on CPU canvases at the GPU's
-    # blend precision, as cpu_fill_masks does for 2.x's masks (paint_speed.js).
-    # Off: faster, but not yet the same picture (docs/benchmarks.md, "Paint
-    # by construction", has the figures); on only where chosen.
-    cpu_canvases_1x: bool = False
+    # p5.brush 1.x's blend mask (its fills, bleeds, textures and markers) on
+    # a CPU canvas at the GPU's blend precision, as cpu_fill_masks does for
+    # 2.x's masks, in the replay page; its buffer for pencils and hatches
+    # stays on the GPU canvas, whose multisampled dots the CPU does not paint
+    # alike (paint_speed.js says why). False is the renderer before harness
+    # 10 (both buffers on the GPU), kept so benchmarks and the fidelity test
+    # can put the two side by side (benchmarks/paint_by_construction.py
+    # --against gpu-canvases-1x).
+    cpu_canvases_1x: bool = True
     # One SwiftShader pipeline cache for the whole GPU process (sandbox.py's
     # chromium_args says what it saves). False is the browser as it ran
     # before, kept so benchmarks can put the two side by side; pixels do not

@@ -109,8 +109,8 @@ def harness_script(config: RendererConfig, nonce: str | None = None,
 
 def speed_script(config: RendererConfig, nonce: str | None, brush: str = DEFAULT_BRUSH) -> str:
     """paint_speed.js: before the harness and the libraries in every page
-    that paints with p5.brush; p5.brush 1.x's pages put its 2D buffers on
-    the CPU too (RendererConfig.cpu_canvases_1x)."""
+    that paints with p5.brush; p5.brush 1.x's replay page puts its blend
+    mask on the CPU too (RendererConfig.cpu_canvases_1x)."""
     cpu_canvases = config.cpu_canvases_1x and brush == BRUSH_1
     return inline_script("paint_speed.js", {"cpuFillMasks": config.cpu_fill_masks,
                                             "cpuCanvases": cpu_canvases,

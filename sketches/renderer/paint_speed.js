@@ -28,17 +28,26 @@
   // Doing this in the page (not a browser flag) gives the editor's preview in
   // a curator's own Chrome, GPU or not, the picture the renderer makes.
   // p5.brush 1.x lays its fills on p5.Graphics buffers, ordinary 2D canvases
-  // (cfg.cpuCanvases, on its pages only): the same treatment for those.
+  // (cfg.cpuCanvases): the same treatment for the one that holds its fills,
+  // chosen by the page that paints (canvasesOnCpu below; replay.js).
   const weakGet = WeakMap.prototype.get;
   const weakSet = WeakMap.prototype.set;
+  const weakSetHas = WeakSet.prototype.has;
+  const weakSetAdd = WeakSet.prototype.add;
   const addColorStop = CanvasGradient.prototype.addColorStop;
-  const onCpu = (canvasProto, context2D, configurable) => {
+  const cpuContexts = new WeakSet();  // the contexts given a CPU canvas here
+  // `chosen(canvas)`: whether a canvas asking for its first 2D context is
+  // put on the CPU; the gradient below is given to those contexts only, so
+  // a canvas left on the GPU paints as the browser's own.
+  const onCpu = (canvasProto, context2D, configurable, chosen) => {
     const getContext = canvasProto.getContext;
     defineProperty(canvasProto, "getContext", {
       value: function (type, options, ...rest) {
         const kind = String(type);
-        if (kind === "2d") options = { ...options, willReadFrequently: true };
-        return apply(getContext, this, [kind, options, ...rest]);
+        if (kind !== "2d" || !chosen(this)) return apply(getContext, this, [kind, options, ...rest]);
+        const context = apply(getContext, this, [kind, { ...options, willReadFrequently: true }, ...rest]);
+        if (context) apply(weakSetAdd, cpuContexts, [context]);
+        return context;
       },
       writable: false,
       // The sandbox's harness wraps HTMLCanvasElement's again and locks it.
@@ -56,7 +65,7 @@
         },
         set(value) {
           apply(native.set, this, [value]);
-          if (typeof value !== "string") return;
+          if (typeof value !== "string" || !apply(weakSetHas, cpuContexts, [this])) return;
           const parsed = apply(native.get, this, []);
           if (typeof parsed !== "string") return;  // not a colour: ignored, as natively
           // The stops take the colour as written: the serialised form rounds
@@ -73,10 +82,49 @@
       });
     }
   };
-  if (cfg.cpuFillMasks) onCpu(OffscreenCanvas.prototype, OffscreenCanvasRenderingContext2D.prototype, false);
-  if (cfg.cpuFillMasks && cfg.cpuCanvases) {
-    onCpu(HTMLCanvasElement.prototype, CanvasRenderingContext2D.prototype, true);
+  if (cfg.cpuFillMasks) {
+    onCpu(OffscreenCanvas.prototype, OffscreenCanvasRenderingContext2D.prototype, false, () => true);
   }
+  // Which of the page's canvases go on the CPU: canvasesOnCpu(plan, fn) runs
+  // fn, and the n-th canvas to make a 2D context during it goes on the CPU
+  // where plan[n] is true; every other canvas stays the browser's. Only one
+  // of p5.brush 1.x's two 2D buffers is moved. Its blend mask (fills, bleeds,
+  // textures, markers) is drawn in large translucent layers, whose cost
+  // follows the canvas's pixels: on the CPU, fills drew 3-5 times faster,
+  // their pictures within the fidelity bound of the GPU canvas's (what
+  // differs is edge coverage again: docs/benchmarks.md has the figures,
+  // benchmarks/paint_by_construction.py --against gpu-canvases-1x measures
+  // them). Its other buffer (pencils, pens, sprays, charcoal,
+  // hatches) is dabbed with circles under a pixel wide, which the GPU
+  // canvas rasterises with 4x multisampling and flattens to a few segments:
+  // a 0.4 px dot there covers 0 or 1 of 4 samples, about 0.6 of its area
+  // on average, where the CPU's exact coverage lays all of it, so a pencil
+  // line drawn there was darker and smooth instead of grainy (1.3 levels
+  // mean, 5 % of pixels 10 levels off). That buffer is cheap on the GPU (a
+  // few pixels a dab), so it stays there.
+  let plan = null;  // [the plan, the next index] while canvasesOnCpu runs
+  const seen = new WeakSet();  // canvases that have asked for a 2D context
+  const planned = (canvas) => {
+    if (apply(weakSetHas, seen, [canvas])) return false;
+    apply(weakSetAdd, seen, [canvas]);
+    if (plan === null) return false;
+    const at = plan[1];
+    plan[1] = at + 1;
+    return plan[0][at] === true;
+  };
+  if (cfg.cpuFillMasks && cfg.cpuCanvases) {
+    onCpu(HTMLCanvasElement.prototype, CanvasRenderingContext2D.prototype, true, planned);
+  }
+  const canvasesOnCpu = (steps, fn) => {
+    const copy = [];
+    for (let i = 0; i < steps.length; i += 1) copy[i] = steps[i] === true;
+    plan = [copy, 0];
+    try {
+      return fn();
+    } finally {
+      plan = null;
+    }
+  };
 
   // p5.brush's blend pass, the same maths in fewer instructions. Every stroke
   // and fill ends in a pass of its spectral-mixing fragment shader over the
@@ -143,7 +191,7 @@
     configurable: true,
   });
   defineProperty(window, "__paintrlSpeed", {
-    value: Object.freeze({ leanBlends: () => leanBlends }),
+    value: Object.freeze({ leanBlends: () => leanBlends, canvasesOnCpu }),
     writable: false,
     configurable: false,
   });

@@ -144,12 +144,18 @@ class RenderPool:
 
     # -- public, blocking -------------------------------------------------
 
-    def render(self, code: str, seed: int = 0, brush: str = DEFAULT_BRUSH) -> PageRun:
-        """`brush`: the p5.brush version (libraries.BRUSH_VERSIONS) to render with."""
+    def render(self, code: str, seed: int = 0, brush: str = DEFAULT_BRUSH,
+               deadline_s: float | None = None) -> PageRun:
+        """`brush`: the p5.brush version (libraries.BRUSH_VERSIONS) to render with.
+        `deadline_s`: this render's deadline instead of the configuration's
+        (an import's, sketches/importing/conf.py)."""
         if brush not in BRUSH_VERSIONS:
             raise ValueError(f"unknown p5.brush version {brush!r}: "
                              f"one of {', '.join(BRUSH_VERSIONS)}")
-        return self._call(self._render(code, seed, brush))
+        if deadline_s is not None and not deadline_s > 0:
+            raise ValueError(f"deadline_s must be positive, got {deadline_s}")
+        return self._call(self._render(code, seed, brush,
+                                       deadline_s or self.config.deadline_s))
 
     def close(self) -> None:
         if self._closed:
@@ -195,7 +201,7 @@ class RenderPool:
         # the last error (_acquire stops waiting when every one keeps failing).
         self._failures: dict[str, tuple[int, str]] = {}
 
-    async def _render(self, code: str, seed: int, brush: str = DEFAULT_BRUSH) -> PageRun:
+    async def _render(self, code: str, seed: int, brush: str, deadline_s: float) -> PageRun:
         started = time.monotonic()
         self._mend_idle()  # damage from before this render is no evidence about it
         failed: list[Attempt] = []
@@ -218,7 +224,7 @@ class RenderPool:
                 if not sandbox.ready:
                     raise BrowserUnavailable(f"browser {sandbox.name} broke before the "
                                              "sketch started in it")
-                run = await sandbox.render(code, seed, brush)
+                run = await sandbox.render(code, seed, brush, deadline_s)
             except BrowserUnavailable as exc:
                 failed.append(Attempt(sandbox.name, exc.sketch_ran, str(exc)))
                 log.warning("render retried after browser failure: %s", exc)

@@ -73,7 +73,13 @@
       p.resizeCanvas(w, h);
     }
     if (density !== p.pixelDensity()) p.pixelDensity(density);
-    brush.load();  // the library reads the canvas's size when it loads
+    // The library reads the canvas's size when it loads. 1.x's load() makes
+    // its buffers in this order: the blend mask (2D), a WebGL buffer for
+    // image tips, the buffer for brushes that do not blend (2D); the first
+    // goes on a CPU canvas where RendererConfig.cpu_canvases_1x asks
+    // (paint_speed.js says why that one only).
+    if (V1) window.__paintrlSpeed.canvasesOnCpu([true, false], () => brush.load());
+    else brush.load();
     if (!state.baseline) {
       // The library's and p5's state as a fresh page has them, saved so that
       // a kept page returns to it before the next list (see paint()).

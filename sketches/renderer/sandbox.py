@@ -293,9 +293,13 @@ class BrowserSandbox:
             except (TimeoutError, PlaywrightError):
                 log.warning("browser %s did not close cleanly; abandoning it", self.name)
 
-    async def render(self, code: str, seed: int, brush: str = DEFAULT_BRUSH) -> PageRun:
+    async def render(self, code: str, seed: int, brush: str = DEFAULT_BRUSH,
+                     deadline_s: float | None = None) -> PageRun:
         """Tabs wait with the default version's page loaded; a sketch for
-        another version loads its page first (a navigation, about 90 ms)."""
+        another version loads its page first (a navigation, about 90 ms).
+        `deadline_s`: the run's and the replay's each (the configuration's
+        by default)."""
+        deadline_s = deadline_s or self._config.deadline_s
         # Not a tab whose renderer died while it waited: no sketch's doing.
         tab = next((t for t in self._tabs if t.loaded and not t.spent), None)
         if tab is None or not self.alive:
@@ -310,7 +314,7 @@ class BrowserSandbox:
         png = None
         timed_out = stopped = False
         try:
-            async with asyncio.timeout(self._config.deadline_s):
+            async with asyncio.timeout(deadline_s):
                 if tab.brush != brush:
                     await tab.load(self._server, brush)
                     tab.loaded = False  # used by this render, like the one it replaced
@@ -349,7 +353,7 @@ class BrowserSandbox:
                 watch.errors.append(f"renderer: {str(exc).splitlines()[0]}")
         painted = None
         if recording is not None and not (watch.crashed or watch.left_page):
-            png, painted = await self._paint(recording, seed, brush, watch)
+            png, painted = await self._paint(recording, seed, brush, watch, deadline_s)
         if timed_out or watch.left_page:
             # The document may be stuck in a loop, or is not ours any more.
             # The pool closes it while recycling this browser (prepare()), so
@@ -394,8 +398,8 @@ class BrowserSandbox:
         watch.observed.setdefault(record.NONDETERMINISTIC, record.first_difference(first, second))
         return None
 
-    async def _paint(self, raw: str, seed: int, brush: str,
-                     watch: _TabWatch) -> tuple[bytes | None, str | None]:
+    async def _paint(self, raw: str, seed: int, brush: str, watch: _TabWatch,
+                     deadline_s: float) -> tuple[bytes | None, str | None]:
         """The recorded list painted in the replay page (paint by
         construction): checked first (record.check), then painted by the real
         library in a fresh document that runs no sketch code. A list that is
@@ -418,7 +422,7 @@ class BrowserSandbox:
         reuse = recording.keeps_page and self._replay_kept == recording.size
         self._replay_kept = None  # until this paint has ended well
         try:
-            async with asyncio.timeout(self._config.deadline_s):
+            async with asyncio.timeout(deadline_s):
                 if not reuse:
                     await page.goto(self._server.replay_url_for(brush), wait_until="load")
                 data_url = await page.evaluate(
@@ -427,7 +431,7 @@ class BrowserSandbox:
         except TimeoutError:
             watch.observed.setdefault(
                 record.PAINT_OVER_BUDGET, f"painting the {recording.calls} recorded calls did not "
-                f"finish within the {self._config.deadline_s:g} s deadline")
+                f"finish within the {deadline_s:g} s deadline")
             log.warning("browser %s: a replay overran its deadline; relaunching", self.name)
             await self.kill()
             return None, None

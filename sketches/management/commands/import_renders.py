@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from sketches import services
 from sketches.brush_api import AUTO_BRUSH, BRUSHES
 from sketches.importing import ImportInputError, ImportReport, ItemResult, Outcome, import_path
+from sketches.importing.conf import import_deadline_s
 
 PROGRESS_EVERY = 25
 
@@ -117,7 +118,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"{done}/{total} rendered")
 
         services.renders_execute_bulk(render_ids=report.pending_render_ids,
-                                      on_progress=progress)
+                                      on_progress=progress, deadline_s=import_deadline_s())
         if not quiet:
             self.stdout.write("rendered: " + ", ".join(
                 f"{n} {status}" for status, n in sorted(statuses.items())))
