@@ -44,7 +44,9 @@ UNAVAILABLE = "unavailable"
 #    themselves; the seeds a sketch sets before its canvas applied
 # 10: p5.brush 1.x's blend mask on a CPU canvas (RendererConfig.cpu_canvases_1x):
 #    1.x fills, bleeds and markers within 0.1 levels mean of harness 9's on
-#    benchmarks/outside, pencils and hatches unchanged
+#    benchmarks/outside, pencils and hatches unchanged; the calls a script
+#    makes as it loads (before setup) listed after the canvas, where they
+#    were dropped; a tip on a brush that is not custom never called
 HARNESS_VERSION = 10
 
 

@@ -445,6 +445,44 @@ function setup() {
         assert spread < 40  # greys only: no colour the tip named
         assert 0 < dark < rgb.width * rgb.height // 4  # the stamp, not the whole mask
 
+    @pytest.mark.parametrize("version, pressure", [
+        ("1", "{curve: [0.15, 0.2], min_max: [1, 1]}"), ("2", "[1, 1]")])
+    def test_a_brush_added_as_the_script_loads_is_listed_after_the_canvas(self, replay_pool,
+                                                                          version, pressure):
+        # Before setup() there is no instance to record against; the
+        # library's own examples add their brushes there, and the replay,
+        # missing them, failed ("Brush felt not found").
+        outcome = render_text(replay_pool, """
+brush.add("felt", {type: "marker", weight: 8, vibration: 0, opacity: 180, spacing: 1,
+  blend: true, pressure: PRESSURE});
+function setup() {
+  createCanvas(200, 200, WEBGL);
+  translate(-100, -100);
+  background(250);
+  brush.set("felt", "#203070", 1);
+  brush.line(40, 100, 160, 100);
+}""".replace("PRESSURE", pressure), seed=3, brush=version)
+        assert outcome.status == OK, outcome.report()
+        names = [call[0] for frame in json.loads(outcome.calls)["frames"] for call in frame]
+        assert names.index("canvas") < names.index("add") < names.index("line")
+
+    def test_a_tip_on_a_brush_that_is_not_custom_is_never_called(self, replay_pool):
+        # The library's own 1.x examples leave 1.0-style tips (calling p5's
+        # globals) on marker brushes: 1.x never draws them, so neither may
+        # the recorder, which called them and failed on `rotate`.
+        outcome = render_text(replay_pool, """
+function setup() {
+  createCanvas(200, 200, WEBGL);
+  translate(-100, -100);
+  background(250);
+  brush.add("felt", {type: "marker", weight: 8, vibration: 0, opacity: 180, spacing: 1,
+    blend: true, pressure: {curve: [0.15, 0.2], min_max: [1, 1]},
+    tip: function () { rotate(45); rect(-1.5, -1.5, 3, 3); }});
+  brush.set("felt", "#203070", 1);
+  brush.line(40, 100, 160, 100);
+}""", seed=3, brush="1")
+        assert outcome.status == OK, outcome.report()
+
     def test_plain_shapes_on_a_webgl1_canvas_are_named_plain_painting(self, replay_pool):
         outcome = render_text(replay_pool, """
 function setup() {

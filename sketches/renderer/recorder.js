@@ -84,7 +84,17 @@
     record.calls = kept + frames[frames.length - 1].length;
     record.paintCalls = 0;  // the frame now open has laid none (framePainted)
   };
+  // Calls made while the sketch's script loads, before p5 has made its
+  // instance (a brush or a field added at the top level, as the library's
+  // own examples do): kept in order and listed after the canvas (handle.
+  // canvas), so the replay's library holds what the sketch's held.
+  const early = [];
   const emit = (call) => {
+    if (!recording && instance === null && !record.overflow) {
+      if (early.length >= cfg.maxCalls) stop(`more than ${cfg.maxCalls} calls`);
+      else push(early, call);
+      return;
+    }
     if (!recording || record.overflow) return;
     const covers = !framePainted && record.frames.length > 1
       && (call[0] === "clear" || (call[0] === "background" && call[1] !== null
@@ -225,7 +235,10 @@
     const tip = params.tip;
     const pressure = params.pressure;
     const out = plain(params);
-    if (typeof tip === "function") out.tip = tipShapes(tip);
+    // Only a custom brush draws its tip (both versions; 1.x gives an image
+    // brush a tip of its own): a tip left on a brush of another type, as the
+    // library's own 1.x examples do, is never called there, so not here.
+    if (typeof tip === "function" && out.type === "custom") out.tip = tipShapes(tip);
     if (typeof pressure === "function") out.pressure = curveSamples(pressure);
     // 1.x: {type: "custom", curve: (x) => ..., min_max: [...]}.
     if (pressure !== null && typeof pressure === "object" && typeof pressure.curve === "function") {
@@ -527,6 +540,10 @@
   };
   handle.canvas = (w, h, density) => {
     emit(["canvas", plainNumber(w), plainNumber(h), plainNumber(density)]);
+    // The replay sets its library up afresh at the canvas, so what the
+    // script did as it loaded follows it.
+    for (const call of early) emit(call);
+    early.length = 0;
   };
   handle.wrapP5 = (P, afterReset) => wrapState(P.prototype, afterReset);
   handle.paper = () => (paper === null ? null : [...paper]);
