@@ -145,9 +145,14 @@ def workers_queues(expect: int | None = None) -> dict[str, set[str]]:
             for name, queues in replies.items()}
 
 
+def render_consumers(answered: dict[str, set[str]]) -> list[str]:
+    """Of workers_queues()'s answer, those consuming the render queue."""
+    return sorted(name for name, queues in answered.items() if RENDER_QUEUE in queues)
+
+
 def render_workers() -> list[str]:
     """The workers consuming the render queue that answer now (waits PING_TIMEOUT_S)."""
-    return sorted(name for name, queues in workers_queues().items() if RENDER_QUEUE in queues)
+    return render_consumers(workers_queues())
 
 
 def renders_asked_waiting() -> int:

@@ -44,7 +44,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from sketches.conf import fleet_wait_s, renderer_config
-from sketches.fleet import RENDER_QUEUE, renders_asked_waiting, workers_queues
+from sketches.fleet import render_consumers, renders_asked_waiting, workers_queues
 from sketches.renderer.pool import render_bound_s
 
 from ..models import ExternalBatch, ExternalItem, ExternalRun
@@ -107,11 +107,10 @@ class FleetWatch:
         with self._lock:
             if self._asked_at is None or time.monotonic() - self._asked_at >= self.every_s:
                 answered = workers_queues(expect=self._answered or None)
-                if not any(RENDER_QUEUE in queues for queues in answered.values()):
+                if not render_consumers(answered):
                     answered = workers_queues()  # the first to answer may be other workers
                 self._answered, self._asked_at = len(answered), time.monotonic()
-                self._workers = sorted(name for name, queues in answered.items()
-                                       if RENDER_QUEUE in queues)
+                self._workers = render_consumers(answered)
             return self._workers
 
     def forget(self) -> None:

@@ -60,12 +60,12 @@ def yardstick_problems(owner) -> list[str]:
     """What stops `owner`'s yardstick (a run's, an external run's: anything
     with a yardstick, judge, scorer and snapshot) from scoring: not trained,
     sharing the judge's data, or no pool references to score against."""
-    yardstick, run = owner.yardstick, owner
+    yardstick = owner.yardstick
     problems = []
     if yardstick.status != RewardModel.Status.DONE or not yardstick.weights:
         problems.append(f"the yardstick, reward model v{yardstick.version}, is "
                         f"{yardstick.status}: wait until it has trained, or choose a finished one")
-    judged_by = judge_reward_model(run)
+    judged_by = judge_reward_model(owner)
     if yardstick.role == RewardModel.Role.GOLD:
         if judged_by is not None and (shared := gold_shared(yardstick, judged_by)):
             problems.append(
@@ -79,7 +79,7 @@ def yardstick_problems(owner) -> list[str]:
             f"{judged_by.version}, the reward model the run's local judge uses, so it would "
             f"share the judge's blind spots: choose a yardstick of v{judged_by.version} "
             f"({HOW_TO_TRAIN})")
-    if run.snapshot is None or not run.snapshot.members.exists():
+    if owner.snapshot is None or not owner.snapshot.members.exists():
         problems.append("the yardstick scores each picture against references from the pool "
                         "snapshot: choose a snapshot that has members")
     return problems
