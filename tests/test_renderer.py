@@ -465,6 +465,41 @@ class TestSeededClockAndCrypto:
         assert first.frames == second.frames == 5
         assert first.png == second.png
 
+    def test_animation_frames_are_the_callbacks_asked_for_since_the_last(self, browser_pool):
+        # Two callbacks asked for together share a frame and its timestamp;
+        # one asked for inside a frame runs in the next, one frame later; a
+        # cancelled one never runs. One that throws is the sketch's error, as
+        # in a plain page.
+        frames = """
+        const seen = [];
+        function setup() {
+          createCanvas(80, 80, WEBGL);
+          const gone = requestAnimationFrame(() => seen.push(-1));
+          requestAnimationFrame((a) => {
+            seen.push(a);
+            requestAnimationFrame((b) => seen.push(b - a));
+          });
+          requestAnimationFrame((a) => seen.push(a));
+          cancelAnimationFrame(gone);
+        }
+        function draw() {
+          if (frameCount < 4) return;
+          brush.set("2B", "#222", 3);
+          for (let y = -30; y <= 30; y += 10) brush.line(-35, y, 35, y);
+          brush.line(seen.length, seen[0] - seen[1], seen[2], -1);
+          noLoop();
+        }"""
+        outcome = render_text(browser_pool, frames, seed=2)
+        assert outcome.status == "ok", outcome.report()
+        lines = [call for frame in json.loads(outcome.calls)["frames"] for call in frame
+                 if call[0] == "line"]
+        assert lines[-1][1:4] == [3, 0, pytest.approx(1000 / 60)]
+        throws = frames.replace("cancelAnimationFrame(gone);",
+                                'requestAnimationFrame(() => { throw new Error("frame boom"); });')
+        outcome = render_text(browser_pool, throws, seed=2)
+        assert "runtime_error" in outcome.violations, outcome.report()
+        assert "frame boom" in outcome.details["runtime_error"]
+
     def test_busy_wait_on_the_clock_ends_and_draw_time_stays_the_browsers(self, browser_pool):
         # Ten seconds of page time pass in a million reads of the virtual clock;
         # drawMs is the browser's own clock, so it shows the real (short) time.

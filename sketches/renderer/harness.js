@@ -22,6 +22,7 @@
   const apply = Reflect.apply;
   const NativePromise = Promise;
   const promiseThen = Promise.prototype.then;
+  const reportError = window.reportError;
   // A sketch may throw an error with a message of hundreds of megabytes; the
   // browser ships an uncaught one whole to the Python side, so errors leaving
   // setup()/draw() longer than this are replaced by a truncated copy.
@@ -51,8 +52,9 @@
   // The clock is virtual: it starts at a seed-derived instant, advances by
   // CLOCK_TICK_MS on every read (so a busy-wait on the clock ends and elapsed
   // times are never zero), and jumps to the next frame's time, FRAME_MS after
-  // the last one or later if the reads ran past it, when the browser starts a
-  // frame. requestAnimationFrame callbacks, Event.timeStamp and the document
+  // the last one or later if the reads ran past it, when a frame of
+  // requestAnimationFrame callbacks begins (frames are the harness's own,
+  // below). requestAnimationFrame callbacks, Event.timeStamp and the document
   // timeline read it too, so an animation driven by millis() or deltaTime
   // advances frame by frame and ends at noLoop() or the frame cap as before.
   // Honest sketches paint as before: p5.brush never reads the clock, and p5
@@ -74,7 +76,6 @@
   let clockMs = 0;     // the virtual performance.now()
   let epochMs = 0;     // Date.now() when clockMs is 0
   let frameMs = 0;     // the current frame's timestamp
-  let lastRealFrame = null;
   let cryptoRandom = random;
   const seedClock = (s) => {
     const derive = mulberry((s ^ 0x9e3779b9) >>> 0);
@@ -86,12 +87,9 @@
   seedClock(cfg.bootSeed);
   const readClock = () => (clockMs += CLOCK_TICK_MS);
   const wallNow = () => Math.floor(epochMs + readClock());
-  const startFrame = (real) => {
-    if (real !== lastRealFrame) {  // the first callback of a new browser frame
-      lastRealFrame = real;
-      frameMs = Math.max(frameMs + FRAME_MS, clockMs);
-      clockMs = frameMs;
-    }
+  const startFrame = () => {
+    frameMs = Math.max(frameMs + FRAME_MS, clockMs);
+    clockMs = frameMs;
     return frameMs;
   };
   // Fixed on the browser's prototypes, where a sketch would reach past a
@@ -127,10 +125,44 @@
     if (typeof BaseAudioContext !== "undefined") {
       lockGetter(BaseAudioContext.prototype, "currentTime", () => clockMs / 1000);
     }
+    // Frames are the harness's own: the callbacks asked for since the last
+    // frame began run together in the next one, in the order asked, and a
+    // callback asked for during a frame waits for the next. Chromium's own
+    // frames could not be told apart by their timestamps (seen under load: a
+    // callback asked for in one frame ran with that frame's timestamp, one
+    // frame early in one recording and not in the other).
     const nativeFrame = window.requestAnimationFrame;
+    // Asked-for callbacks by id, ids counting up: a null-prototype object, so
+    // nothing the sketch puts on a prototype sits between it and the harness.
+    const frameCallbacks = create(null);
+    let lastFrameId = 0;
+    let nextFrameFirst = 1;  // the first id the next frame runs
+    const runFrame = () => {
+      const first = nextFrameFirst;
+      const last = lastFrameId;
+      nextFrameFirst = last + 1;
+      const stamp = startFrame();
+      for (let id = first; id <= last; id += 1) {
+        const callback = frameCallbacks[id];
+        if (callback === undefined) continue;  // cancelled
+        delete frameCallbacks[id];
+        try {
+          apply(callback, window, [stamp]);
+        } catch (e) {
+          apply(reportError, window, [e]);  // as the browser reports a callback's error
+        }
+      }
+    };
     lock(window, "requestAnimationFrame", function requestAnimationFrame(callback) {
       if (typeof callback !== "function") return apply(nativeFrame, window, [callback]);
-      return apply(nativeFrame, window, [(real) => apply(callback, window, [startFrame(real)])]);
+      // The first callback for the next frame asks the browser for it.
+      if (lastFrameId < nextFrameFirst) apply(nativeFrame, window, [runFrame]);
+      lastFrameId += 1;
+      frameCallbacks[lastFrameId] = callback;
+      return lastFrameId;
+    });
+    lock(window, "cancelAnimationFrame", function cancelAnimationFrame(id) {
+      delete frameCallbacks[id];
     });
     // Date: the constructor and Date.now() read the virtual clock; dates
     // built from arguments are untouched. One prototype, so instanceof holds.
