@@ -118,6 +118,12 @@ class Render(models.Model):
         max_length=4, blank=True,
         help_text="The p5.brush version it rendered with (1 or 2); blank until rendered, and "
                   "for an imported PNG.")
+    # Asked for when the render was made (an import's is longer than the
+    # renderer's): the render task renders within it, and a lost render sent
+    # again or a stale one re-rendered does too.
+    deadline_s = models.FloatField(
+        null=True, blank=True,
+        help_text="The render deadline asked for, in seconds; empty: the renderer's.")
     # Written by the pool app's active reward model (apps above sketches store
     # their results here rather than being imported by it).
     taste_score = models.FloatField(null=True, blank=True, db_index=True)

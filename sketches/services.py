@@ -51,10 +51,11 @@ def render_create(*, sketch: Sketch, seed: int = 0, priority: int = ASKED,
     commits, at `priority` (ASKED or BULK), to be rendered with p5.brush
     `brush` (brush_api.BRUSHES: "2", "1" or "auto"; a ValueError names
     any other), within `deadline_s` where given (else the renderer's; the
-    task carries it, so `render_pending` renders a lost one with the
-    renderer's)."""
-    render = Render.objects.create(sketch=sketch, seed=seed, brush=brush_choice_check(brush))
-    task_send("sketches.tasks.render_task", render.pk, deadline_s, priority=priority)
+    render keeps it, so a lost one sent again by `render_pending` or a
+    re-render has it too)."""
+    render = Render.objects.create(sketch=sketch, seed=seed, brush=brush_choice_check(brush),
+                                   deadline_s=deadline_s)
+    task_send("sketches.tasks.render_task", render.pk, priority=priority)
     return render
 
 
@@ -136,12 +137,13 @@ def render_png_retire(*, name: str, storage: Storage) -> None:
 def render_execute(*, render_id: int, pool: RenderPool | None = None,
                    deadline_s: float | None = None) -> Render:
     """Render one pending render now, in this process's pool, within
-    `deadline_s` where given (else the pool's)."""
+    `deadline_s` where given, else the render's own (else the pool's)."""
     render = Render.objects.select_related("sketch").get(pk=render_id)
     if render.is_final:
         return render
     outcome = render_text(pool or shared_pool(), render.sketch.code, render.seed,
-                          brush=render.brush, deadline_s=deadline_s)
+                          brush=render.brush,
+                          deadline_s=render.deadline_s if deadline_s is None else deadline_s)
     return render_store(render=render, outcome=outcome)
 
 
@@ -150,17 +152,14 @@ def renders_execute_bulk(
     render_ids: Sequence[int],
     pool: RenderPool | None = None,
     on_progress: Callable[[int, int, Render], None] | None = None,
-    deadline_s: float | None = None,
 ) -> list[Render]:
     """Render many at once across the whole pool, storing each as it finishes;
-    `on_progress(done, total, render)` is called after each one is stored.
-    `deadline_s`: each render's deadline, where not the pool's."""
+    `on_progress(done, total, render)` is called after each one is stored."""
     todo = [r for r in Render.objects.select_related("sketch").filter(pk__in=render_ids)
             if not r.is_final]
     return _render_concurrently(
         todo, pool or shared_pool(),
-        lambda render, outcome: render_store(render=render, outcome=outcome), on_progress,
-        deadline_s)
+        lambda render, outcome: render_store(render=render, outcome=outcome), on_progress)
 
 
 @dataclass(frozen=True)
@@ -207,14 +206,14 @@ def _render_concurrently(
     pool: RenderPool,
     store: Callable[[Render, RenderOutcome], Stored],
     on_progress: Callable[[int, int, Stored], None] | None,
-    deadline_s: float | None = None,
 ) -> list[Stored]:
-    """Render across the whole pool, storing each in this thread as it finishes."""
+    """Render across the whole pool, each within its own deadline, storing
+    each in this thread as it finishes."""
     stored: list[Stored] = []
     # One waiting thread per browser keeps every browser busy.
     with ThreadPoolExecutor(max_workers=pool.config.browsers) as executor:
         futures = {executor.submit(render_text, pool, r.sketch.code, r.seed, r.brush,
-                                   deadline_s): r
+                                   r.deadline_s): r
                    for r in renders}
         for future in as_completed(futures):
             stored.append(store(futures[future], future.result()))

@@ -38,7 +38,8 @@ BATCH_LIMITS = {"soft_time_limit": DEFAULT_TIME_LIMIT_S,
 
 @shared_task(**DB_RETRY, **ONE_RENDER_LIMITS)
 def render_task(render_id: int, deadline_s: float | None = None) -> str:
-    # `deadline_s` is None for a message sent before it was passed.
+    # The render holds its deadline; `deadline_s` is taken only from a message
+    # queued before it did.
     return services.render_execute(render_id=render_id, deadline_s=deadline_s).status
 
 

@@ -1,6 +1,7 @@
 """An imported sketch without its PNG renders within the import's own
 deadline (PAINTRL_IMPORT_DEADLINE_S), not the renderer's: rendered now by the
-command, and queued, where the render task carries it. Real Chromium, the
+command, and queued, where the render keeps it, so a queued render that was
+lost and is rendered again by render_pending has it too. Real Chromium, the
 session's pool standing in as the process's shared pool; the import deadline
 is set shorter than the pool's so that a slow painting shows which one
 stopped it."""
@@ -71,8 +72,20 @@ class TestAnImportRendersWithinItsDeadline:
             message = connection.SimpleQueue("render").get(timeout=10)
             args, kwargs, _ = message.payload
             message.ack()
-        assert args == [Render.objects.get().pk, SHORT_DEADLINE_S]
+        assert args == [Render.objects.get().pk]
         render_task(*args, **kwargs)
+        assert_stopped_at_the_import_deadline(Render.objects.get())
+
+    def test_a_lost_queued_render_rendered_again(self, shared, tmp_path,
+                                                 django_capture_on_commit_callbacks):
+        # The message is lost (a broker flushed, a worker gone): render_pending
+        # renders what is still pending, within the deadline it was made with.
+        broker_use()
+        with django_capture_on_commit_callbacks(execute=True):
+            import_path(folder(tmp_path))
+        with celery_app.connection_for_read() as connection:
+            connection.SimpleQueue("render").clear()
+        call_command("render_pending", stdout=StringIO())
         assert_stopped_at_the_import_deadline(Render.objects.get())
 
 

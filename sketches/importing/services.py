@@ -147,7 +147,8 @@ def _render_new(sketch: Sketch, candidate: Candidate, queue_renders: bool,
             return (render_create(sketch=sketch, seed=candidate.seed, brush=brush,
                                   deadline_s=import_deadline_s()),
                     RenderSource.QUEUED)
-        return (Render.objects.create(sketch=sketch, seed=candidate.seed, brush=brush),
+        return (Render.objects.create(sketch=sketch, seed=candidate.seed, brush=brush,
+                                      deadline_s=import_deadline_s()),
                 RenderSource.QUEUED)
     render = Render.objects.create(
         sketch=sketch, seed=candidate.seed, brush=brush, status=Render.Status.OK,

@@ -13,7 +13,6 @@ from django.core.management.base import BaseCommand, CommandError
 from sketches import services
 from sketches.brush_api import AUTO_BRUSH, BRUSHES
 from sketches.importing import ImportInputError, ImportReport, ItemResult, Outcome, import_path
-from sketches.importing.conf import import_deadline_s
 
 PROGRESS_EVERY = 25
 
@@ -117,8 +116,9 @@ class Command(BaseCommand):
             if not quiet and (done == total or done % PROGRESS_EVERY == 0):
                 self.stdout.write(f"{done}/{total} rendered")
 
+        # Each render within the import's deadline, which the import stored on it.
         services.renders_execute_bulk(render_ids=report.pending_render_ids,
-                                      on_progress=progress, deadline_s=import_deadline_s())
+                                      on_progress=progress)
         if not quiet:
             self.stdout.write("rendered: " + ", ".join(
                 f"{n} {status}" for status, n in sorted(statuses.items())))
