@@ -6,10 +6,13 @@ the sketch's own page and once by paint by construction (record, check,
 replay), one browser each, and prints per group: verdicts that agree, the
 largest mean difference between the two pictures (levels per channel; the
 fidelity bound is 0.3), and the ratio of the wall times (new / old).
-Groups: the painter's first seeds, tests/sketches/good, and benchmarks/outside's
-p5.brush 2.x and 1.x sketches (each rendered with its own version).
+Groups: the painter's first seeds, tests/sketches/good, benchmarks/outside's
+p5.brush 2.x and 1.x sketches (each rendered with its own version), and the
+heavy paintings of benchmarks/heavy. `--rounds N` renders each case N times
+each way (a heavy group of one painting needs several).
 
     .venv/bin/python benchmarks/paint_by_construction.py --seeds 24
+    .venv/bin/python benchmarks/paint_by_construction.py --groups heavy --rounds 4
 
 `--against brush-blend` compares today's renderer with the same one painting
 with p5.brush's own blend shader (RendererConfig.lean_blend=False) instead:
@@ -47,6 +50,8 @@ def groups(seeds: int) -> dict[str, list[tuple[str, str, int, str]]]:
         "good": [(p.name, p.read_text(), 11, "2") for p in files],
         "outside 2.x": [(p.name, p.read_text(), 11, "2") for p in sorted(outside.glob("2x_*.js"))],
         "outside 1.x": [(p.name, p.read_text(), 11, "1") for p in sorted(outside.glob("1x_*.js"))],
+        "heavy": [(p.name, p.read_text(), 11, "2")
+                  for p in sorted((ROOT / "benchmarks" / "heavy").glob("*.js"))],
     }
 
 
@@ -62,6 +67,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=24, help="painter seeds (from 0)")
     parser.add_argument("--groups", nargs="*", help="only these groups (by name)")
+    parser.add_argument("--rounds", type=int, default=1, help="renders of each case each way")
     parser.add_argument("--against", choices=tuple(OLD_WAYS), default="page-paint",
                         help="the old way: painting in the sketch's page, p5.brush's own "
                              "blend shader, or p5.brush 1.x's blend mask on the GPU canvas")
@@ -76,7 +82,7 @@ def main() -> None:
             same = 0
             worst = 0.0
             times = {"old": 0.0, "new": 0.0}
-            for i, (name, code, seed, brush) in enumerate(cases):
+            for i, (name, code, seed, brush) in enumerate(cases * args.rounds):
                 # Taking turns at going first, so neither way always runs warm.
                 order = (("old", old), ("new", new)) if i % 2 == 0 else (("new", new), ("old", old))
                 outcome = {}
@@ -92,7 +98,7 @@ def main() -> None:
                           f"{b.violations} {b.errors[:1]}")
                 if a.png and b.png:
                     worst = max(worst, picture_difference(a.png, b.png)[0])
-            print(f"{group}: verdicts the same {same}/{len(cases)}; pictures differ by at most "
+            print(f"{group}: verdicts the same {same}/{len(cases) * args.rounds}; pictures differ by at most "
                   f"{worst:.4f} levels; wall time new/old {times['new'] / times['old']:.2f} "
                   f"({times['new']:.1f} s against {times['old']:.1f} s)", flush=True)
     finally:

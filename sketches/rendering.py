@@ -49,7 +49,9 @@ UNAVAILABLE = "unavailable"
 #    were dropped; a tip on a brush that is not custom never called
 # 11: requestAnimationFrame's frames are the harness's own (the callbacks asked
 #    for since the last frame began, run together), not told apart by
-#    Chromium's timestamps, which let a callback run a frame early under load
+#    Chromium's timestamps, which let a callback run a frame early under load;
+#    every list painted in a fresh replay page (RendererConfig.
+#    keep_replay_page off): a kept page painted some lists otherwise
 HARNESS_VERSION = 11
 
 

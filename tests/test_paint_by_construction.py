@@ -137,6 +137,31 @@ class TestTheKeptReplayPageForgetsTheLastList:
         assert picture_difference(first.png, again.png)[0] <= 0.05
 
 
+    def test_a_list_paints_alike_on_a_fresh_page_and_after_itself(self, replay_pool):
+        # A fill, a wash over it, then a pen: a replay page kept from the
+        # first painting painted the wash the fresh page (and the sketch's own
+        # page) leaves out, 3.9 levels mean apart. A size no other test uses,
+        # so the first painting is on a fresh page.
+        code = """
+function setup() {
+  createCanvas(240, 240, WEBGL);
+  background("#f7f1e6");
+  brush.noStroke();
+  brush.fill("#6f8f55", 120);
+  brush.fillBleed(0.25);
+  brush.rect(-100, 0, 90, 90);
+  brush.noFill();
+  brush.wash("#d9735b", 150);
+  brush.circle(0, 0, 40);
+  brush.noWash();
+  brush.set("pen", "#5a2a2a", 1);
+  brush.line(-90, -90, 90, -50);
+}"""
+        first, second = (render_text(replay_pool, code, seed=4) for _ in range(2))
+        assert first.status == second.status == OK, second.report()
+        assert picture_difference(first.png, second.png)[0] <= 0.05
+
+
 class TestWhatTheSketchDrawsNeverReachesThePicture:
     """Each route runs in the recording page, where nothing is captured."""
 

@@ -129,10 +129,15 @@ class RendererConfig:
     record_twice: bool = True
     # Keep the replay page's p5 instance, its WebGL context and p5.brush's
     # compiled programs between lists that leave nothing in the library's own
-    # state (record.py, keeps_page), instead of a fresh page for each. It
-    # runs no sketch code, so nothing of a sketch survives in it; pictures
-    # are the fresh page's (benchmarks/paint_by_construction.py compares).
-    keep_replay_page: bool = True
+    # state (record.py, keeps_page), instead of a fresh page for each. Off:
+    # p5.brush 2.x sets parts of itself up lazily, once a page, and a list
+    # painted on a kept page can come out otherwise than on a fresh one,
+    # which paints as the sketch's own page does (a fill, a wash, then a pen:
+    # the kept page painted the wash the fresh one leaves out, 3.9-5.9 levels
+    # mean apart; benchmarks/heavy/five_petals.js 0.37). A picture must
+    # depend on its list alone, not on what the browser painted before.
+    # Kept for side-by-side benchmarks (benchmarks/render_floor.py).
+    keep_replay_page: bool = False
     viewport_side: int = DEFAULT_VIEWPORT_SIDE
     library_dir: Path = field(default_factory=libraries.default_library_dir)
     # Chromium's own sandbox (os_sandbox.py): a root worker runs the browser

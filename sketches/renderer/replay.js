@@ -207,7 +207,9 @@
   // library's own state (no custom brush or field, no field made, no brush
   // scale: renderer/record.py's keeps_page) is painted on it, at the same
   // canvas size, instead of on a fresh page, so the WebGL context and the
-  // library's compiled programs are kept warm.
+  // library's compiled programs are kept warm. Only where
+  // RendererConfig.keep_replay_page asks (off: a kept page painted some lists
+  // otherwise than a fresh one, config.py says which).
   let kept = null;
 
   // Paints the list and answers the canvas as a PNG data URL (null when no
