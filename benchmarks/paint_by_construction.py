@@ -98,8 +98,8 @@ def main() -> None:
                           f"{b.violations} {b.errors[:1]}")
                 if a.png and b.png:
                     worst = max(worst, picture_difference(a.png, b.png)[0])
-            print(f"{group}: verdicts the same {same}/{len(cases) * args.rounds}; pictures differ by at most "
-                  f"{worst:.4f} levels; wall time new/old {times['new'] / times['old']:.2f} "
+            print(f"{group}: verdicts the same {same}/{len(cases) * args.rounds}; pictures "
+                  f"differ by at most {worst:.4f} levels; wall time new/old {times['new'] / times['old']:.2f} "
                   f"({times['new']:.1f} s against {times['old']:.1f} s)", flush=True)
     finally:
         old.close()
