@@ -99,7 +99,8 @@ def main() -> None:
                 if a.png and b.png:
                     worst = max(worst, picture_difference(a.png, b.png)[0])
             print(f"{group}: verdicts the same {same}/{len(cases) * args.rounds}; pictures "
-                  f"differ by at most {worst:.4f} levels; wall time new/old {times['new'] / times['old']:.2f} "
+                  f"differ by at most {worst:.4f} levels; wall time new/old "
+                  f"{times['new'] / times['old']:.2f} "
                   f"({times['new']:.1f} s against {times['old']:.1f} s)", flush=True)
     finally:
         old.close()
