@@ -47,6 +47,15 @@ def folder(tmp_path):
     return root
 
 
+@pytest.fixture
+def queued_import(tmp_path, django_capture_on_commit_callbacks):
+    """The slow sketch imported without its PNG, its render queued on the
+    test's Redis."""
+    broker_use()
+    with django_capture_on_commit_callbacks(execute=True):
+        import_path(folder(tmp_path))
+
+
 def assert_stopped_at_the_import_deadline(render: Render) -> None:
     assert render.status == Render.Status.REJECTED, render.violations
     assert gate.TIMEOUT in render.violations
@@ -61,11 +70,7 @@ class TestAnImportRendersWithinItsDeadline:
         assert json.loads(out.getvalue())["counts"]["imported"] == 1
         assert_stopped_at_the_import_deadline(Render.objects.get())
 
-    def test_queued_for_a_render_worker(self, shared, tmp_path,
-                                        django_capture_on_commit_callbacks):
-        broker_use()
-        with django_capture_on_commit_callbacks(execute=True):
-            import_path(folder(tmp_path))
+    def test_queued_for_a_render_worker(self, shared, queued_import):
         # The message as a render worker takes it off the render queue, and
         # the task's body run on it here.
         with celery_app.connection_for_read() as connection:
@@ -76,13 +81,9 @@ class TestAnImportRendersWithinItsDeadline:
         render_task(*args, **kwargs)
         assert_stopped_at_the_import_deadline(Render.objects.get())
 
-    def test_a_lost_queued_render_rendered_again(self, shared, tmp_path,
-                                                 django_capture_on_commit_callbacks):
+    def test_a_lost_queued_render_rendered_again(self, shared, queued_import):
         # The message is lost (a broker flushed, a worker gone): render_pending
         # renders what is still pending, within the deadline it was made with.
-        broker_use()
-        with django_capture_on_commit_callbacks(execute=True):
-            import_path(folder(tmp_path))
         with celery_app.connection_for_read() as connection:
             connection.SimpleQueue("render").clear()
         call_command("render_pending", stdout=StringIO())
