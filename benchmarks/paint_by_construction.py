@@ -8,8 +8,9 @@ largest mean difference between the two pictures (levels per channel; the
 fidelity bound is 0.3), and the ratio of the wall times (new / old).
 Groups: the painter's first seeds, tests/sketches/good, benchmarks/outside's
 p5.brush 2.x and 1.x sketches (each rendered with its own version), and the
-heavy paintings of benchmarks/heavy. `--rounds N` renders each case N times
-each way (a heavy group of one painting needs several).
+heavy paintings of benchmarks/heavy (1x_*.js with p5.brush 1.x). `--rounds N`
+renders each case N times each way (a heavy group of few paintings needs
+several).
 
     .venv/bin/python benchmarks/paint_by_construction.py --seeds 24
     .venv/bin/python benchmarks/paint_by_construction.py --groups heavy --rounds 4
@@ -25,6 +26,13 @@ the GPU canvas (RendererConfig.cpu_canvases_1x=False), as before harness 10:
 
     .venv/bin/python benchmarks/paint_by_construction.py --groups "outside 1.x" \
         --against gpu-canvases-1x
+
+`--against whole-blends-1x` compares it with p5.brush 1.x's blend passes
+drawn over the whole canvas (RendererConfig.blend_bounds_1x=False), as they
+were before:
+
+    .venv/bin/python benchmarks/paint_by_construction.py --groups heavy "outside 1.x" \
+        --against whole-blends-1x
 """
 from __future__ import annotations
 
@@ -50,7 +58,7 @@ def groups(seeds: int) -> dict[str, list[tuple[str, str, int, str]]]:
         "good": [(p.name, p.read_text(), 11, "2") for p in files],
         "outside 2.x": [(p.name, p.read_text(), 11, "2") for p in sorted(outside.glob("2x_*.js"))],
         "outside 1.x": [(p.name, p.read_text(), 11, "1") for p in sorted(outside.glob("1x_*.js"))],
-        "heavy": [(p.name, p.read_text(), 11, "2")
+        "heavy": [(p.name, p.read_text(), 11, "1" if p.name.startswith("1x_") else "2")
                   for p in sorted((ROOT / "benchmarks" / "heavy").glob("*.js"))],
     }
 
@@ -60,6 +68,7 @@ OLD_WAYS = {
     "page-paint": {"paint_by_replay": False},
     "brush-blend": {"lean_blend": False},
     "gpu-canvases-1x": {"cpu_canvases_1x": False},
+    "whole-blends-1x": {"blend_bounds_1x": False},
 }
 
 
@@ -70,7 +79,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="renders of each case each way")
     parser.add_argument("--against", choices=tuple(OLD_WAYS), default="page-paint",
                         help="the old way: painting in the sketch's page, p5.brush's own "
-                             "blend shader, or p5.brush 1.x's blend mask on the GPU canvas")
+                             "blend shader, p5.brush 1.x's blend mask on the GPU canvas, or "
+                             "1.x's blend passes over the whole canvas")
     args = parser.parse_args()
     old_way = OLD_WAYS[args.against]
     old = RenderPool(RendererConfig(browsers=1, **old_way))

@@ -12,12 +12,15 @@ import json
 import pytest
 from django.urls import reverse
 from PIL import Image
+from playwright.sync_api import sync_playwright
 
 from sketches import gate
 from sketches.models import Render
 from sketches.renderer import RenderPool
 from sketches.renderer import record as recording
 from sketches.renderer.fidelity import picture_difference, same_picture
+from sketches.renderer.page_server import PageServer
+from sketches.renderer.sandbox import chromium_args
 from sketches.rendering import OK, render_text
 from sketches.services import render_store, sketch_create
 from tests.chromium import make_config
@@ -547,3 +550,80 @@ function setup() {
         with RenderPool(make_config(browsers=1, deadline_s=60.0)) as pool:
             outcome = render_text(pool, code, seed=1, brush="1")
         assert outcome.status == OK, outcome.report()
+
+
+# p5.brush 1.x as its sketchbooks paint: fills in changing colours, each
+# change a blend pass, with pencil lines, a hatch and a marker between them
+# on the buffer for brushes that do not blend.
+TILES_1 = """
+function setup() {
+  createCanvas(320, 320, WEBGL);
+  translate(-width / 2, -height / 2);
+  background("#f4efe4");
+  const inks = ["#c8553d", "#2d6a8e", "#e0a458"];
+  for (let k = 0; k < 6; k++) {
+    const x = 20 + (k % 3) * 100, y = 30 + Math.floor(k / 3) * 150;
+    brush.noStroke();
+    brush.fill(inks[k % 3], 80);
+    brush.bleed(0.2);
+    brush.fillTexture(0.4, 0.3);
+    brush.rect(x, y, 80, 90);
+    brush.noFill();
+    brush.set("HB", "#333", 1);
+    brush.rect(x - 3, y - 3, 86, 96);
+  }
+  brush.setHatch("2B", "#223", 1);
+  brush.hatch(8, 45);
+  brush.rect(200, 200, 90, 60);
+  brush.noHatch();
+  brush.set("marker", "#1d3557", 1);
+  brush.line(30, 300, 290, 280);
+}"""
+# The same, its first tiles painted off the canvas's plane.
+TILES_1_OFF_PLANE = TILES_1.replace('background("#f4efe4");',
+                                    'background("#f4efe4");\n  translate(0, 0, 0.5);')
+
+
+class TestP5Brush1xBlendPassesAreCut:
+    """p5.brush 1.x's blend passes in the replay page are scissored to what
+    their buffers hold (RendererConfig.blend_bounds_1x, paint_speed.js): the
+    picture is the one whole passes paint, to the pixel, and the passes are
+    in fact cut where the canvas stays flat, and drawn whole where it does
+    not."""
+
+    @pytest.fixture(scope="class")
+    def whole_passes_pool(self):
+        with RenderPool(make_config(browsers=1, blend_bounds_1x=False)) as pool:
+            yield pool
+
+    @pytest.mark.parametrize("code", [TILES_1, TILES_1_OFF_PLANE], ids=["flat", "off-plane"])
+    def test_cut_passes_paint_the_whole_passes_picture(self, replay_pool, whole_passes_pool, code):
+        cut = render_text(replay_pool, code, seed=4, brush="1")
+        whole = render_text(whole_passes_pool, code, seed=4, brush="1")
+        assert cut.status == whole.status == OK, (cut.report(), whole.report())
+        assert picture_difference(cut.png, whole.png) == (0.0, 0.0)
+
+    def test_passes_are_cut_on_a_flat_canvas_only(self, replay_pool):
+        config = make_config(browsers=1)
+        server = PageServer(config)
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=config.chromium_path,
+                                             args=chromium_args(config, server))
+                try:
+                    passes = {}
+                    for name, code in (("flat", TILES_1), ("off-plane", TILES_1_OFF_PLANE)):
+                        outcome = render_text(replay_pool, code, seed=4, brush="1")
+                        page = browser.new_page()
+                        page.goto(server.replay_url_for("1"))
+                        page.evaluate("([list, seed]) => __replay.paint(list, seed, false)",
+                                      [outcome.calls, 4])
+                        passes[name] = page.evaluate("__paintrlSpeed.blendPasses()")
+                        page.close()
+                finally:
+                    browser.close()
+        finally:
+            server.close()
+        # Six colour changes and the end of setup(): a pass over each buffer.
+        assert passes["flat"]["cut"] >= 12 and passes["flat"]["whole"] <= 2, passes
+        assert passes["off-plane"]["cut"] == 0 and passes["off-plane"]["whole"] >= 12, passes

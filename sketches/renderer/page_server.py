@@ -107,13 +107,18 @@ def harness_script(config: RendererConfig, nonce: str | None = None,
             + inline_script("harness.js", harness_config, nonce))
 
 
-def speed_script(config: RendererConfig, nonce: str | None, brush: str = DEFAULT_BRUSH) -> str:
+def speed_script(config: RendererConfig, nonce: str | None, brush: str = DEFAULT_BRUSH,
+                 replay: bool = False) -> str:
     """paint_speed.js: before the harness and the libraries in every page
     that paints with p5.brush; p5.brush 1.x's replay page puts its blend
-    mask on the CPU too (RendererConfig.cpu_canvases_1x)."""
+    mask on the CPU too (RendererConfig.cpu_canvases_1x) and limits its blend
+    passes to what they change (RendererConfig.blend_bounds_1x: only where
+    no sketch code runs)."""
     cpu_canvases = config.cpu_canvases_1x and brush == BRUSH_1
+    blend_bounds = config.blend_bounds_1x and brush == BRUSH_1 and replay
     return inline_script("paint_speed.js", {"cpuFillMasks": config.cpu_fill_masks,
                                             "cpuCanvases": cpu_canvases,
+                                            "blendBounds": blend_bounds,
                                             "leanBlend": config.lean_blend}, nonce)
 
 
@@ -141,7 +146,7 @@ def build_replay_page(config: RendererConfig, nonce: str, brush: str = DEFAULT_B
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>paintrl replay</title>
 <style>html,body{{margin:0;padding:0;background:#fff;overflow:hidden}}canvas{{display:block}}</style>
-{speed_script(config, nonce, brush)}
+{speed_script(config, nonce, brush, replay=True)}
 <script src="{library_path(brush, 'p5.js')}"></script>
 <script src="{library_path(brush, 'p5.brush.js')}"></script>
 {inline_script("replay.js", record.page_vocabulary(brush), nonce)}

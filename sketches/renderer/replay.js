@@ -73,12 +73,10 @@
       p.resizeCanvas(w, h);
     }
     if (density !== p.pixelDensity()) p.pixelDensity(density);
-    // The library reads the canvas's size when it loads. 1.x's load() makes
-    // its buffers in this order: the blend mask (2D), a WebGL buffer for
-    // image tips, the buffer for brushes that do not blend (2D); the first
-    // goes on a CPU canvas where RendererConfig.cpu_canvases_1x asks
-    // (paint_speed.js says why that one only).
-    if (V1) window.__paintrlSpeed.canvasesOnCpu([true, false], () => brush.load());
+    // The library reads the canvas's size when it loads; paint_speed.js
+    // names the buffers 1.x's load() makes (its blend mask on the CPU, its
+    // blend passes limited to what they change).
+    if (V1) window.__paintrlSpeed.buffers1x(() => brush.load());
     else brush.load();
     if (!state.baseline) {
       // The library's and p5's state as a fresh page has them, saved so that
@@ -124,6 +122,12 @@
     };
   }
 
+  // A transform that moves the canvas's plane off z = 0, whose depth 1.x's
+  // blend passes left out would not have written (paint_speed.js).
+  const movesPlane = (name, args) => (name === "translate" && args.length > 2 && Number(args[2]) !== 0)
+    || (name === "rotate" && args.length > 1)
+    || (name === "applyMatrix" && (args.length > 6 || (Array.isArray(args[0]) && args[0].length > 6)));
+
   const paintCall = (p, state, call) => {
     const { fields } = state;
     const [name, ...args] = call;
@@ -136,7 +140,11 @@
     // A pop() past the list's own push() calls is p5's no-op, never ours.
     if (name === "push") state.depth += 1;
     if (name === "pop") { if (state.depth === 0) return; state.depth -= 1; }
-    if (stateCalls.has(name)) { p[name](...args); return; }
+    if (stateCalls.has(name)) {
+      if (V1 && movesPlane(name, args)) window.__paintrlSpeed.notFlat();
+      p[name](...args);
+      return;
+    }
     if (name === "background") { if (args[0]) p.background(decode(p, args[0])); return; }
     if (name === "clear") { p.clear(); return; }
     if (name === "Polygon") {
