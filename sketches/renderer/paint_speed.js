@@ -187,12 +187,11 @@
   // paints two passes over the whole canvas: its buffer for brushes that do
   // not blend, drawn on it as an image, and its blend shader on a rect the
   // size of the canvas, reading the blend mask. On SwiftShader each cost
-  // 0.3-0.6 s at 1,200 px however little the buffers held: twelve bled rects
-  // in alternating colours took 11.6 s, in one colour 2.3 s (2026-12-05,
-  // docs/benchmarks.md). Here each pass is scissored to the bounds of what
-  // was drawn on its buffer since the buffer was last cleared whole (as 1.x
-  // clears both after each pass), 2 px wider for linear sampling, and not
-  // drawn at all for an empty buffer. Outside those bounds the buffer is
+  // 0.3-0.6 s at 1,200 px however little the buffers held (docs/
+  // benchmarks.md). Here each pass is drawn only over the tiles of a 32 px
+  // grid that was drawn on in its buffer since the buffer was last cleared
+  // whole (as 1.x clears both after each pass), 2 px more for linear
+  // sampling, and not at all for an empty buffer. Elsewhere the buffer is
   // transparent, and a pass changes no pixel there: the blend shader writes
   // no colour where the mask's red is 0 (BLEND_1_MAIN), and the image's
   // transparent pixels leave the canvas's as they were under the blend
@@ -200,11 +199,11 @@
   // changes nothing while every pass is at the canvas's plane, as under 2D
   // transforms, where the depth test (LEQUAL) passes them all; replay.js
   // calls notFlat() for a list that moves the plane (a 3D translate, rotate
-  // or matrix), and every pass is then drawn whole. The bounds are those of
-  // the paths filled and stroked (the stroke's width, joins and caps
-  // included), taken as the paths are built, since the canvas transforms a
-  // path's points as they are added; anything else drawn (an image, text,
-  // a Path2D, a shadow) counts as the whole buffer.
+  // or matrix), and every pass is then drawn whole. What was drawn is read
+  // from the paths filled and stroked (the stroke's width, joins and caps
+  // included) as they are built, since the canvas transforms a path's
+  // points as they are added; anything else drawn (an image, text, a
+  // Path2D, a shadow) counts as the whole buffer.
   const BLEND_1_MAIN = "void main(){vec4 v=texture2D(mask,vVertTexCoord);if(v.x>0.){";
   const blendShaders = new WeakSet();
   const blendPrograms = new WeakSet();
@@ -288,9 +287,33 @@
       track.x1 = -Infinity;
       track.y1 = -Infinity;
     };
+    // What a buffer holds is kept as the tiles of a grid its paint touched
+    // (a pen line wandering across a flow field has a box as large as the
+    // canvas, but touches few of its tiles), each box of paint marked with
+    // PAD pixels more for the passes' linear sampling.
+    const TILE = 32;
+    const PAD = 2;
     const inked = (track, bounds) => {
-      const before = apply(weakGet, ink, [track.canvas]);
-      apply(weakSet, ink, [track.canvas, before === undefined ? WHOLE : union(before, bounds)]);
+      const canvas = track.canvas;
+      let held = apply(weakGet, ink, [canvas]);
+      if (held === WHOLE || bounds === null) return;
+      const cols = Math.ceil(canvas.width / TILE);
+      const rows = Math.ceil(canvas.height / TILE);
+      if (held === undefined || bounds === WHOLE
+        || (held !== null && (held.cols !== cols || held.rows !== rows))) {
+        apply(weakSet, ink, [canvas, WHOLE]);
+        return;
+      }
+      const c0 = Math.max(0, Math.floor((bounds[0] - PAD) / TILE));
+      const c1 = Math.min(cols, Math.floor((bounds[2] + PAD) / TILE) + 1);
+      const r0 = Math.max(0, Math.floor((bounds[1] - PAD) / TILE));
+      const r1 = Math.min(rows, Math.floor((bounds[3] + PAD) / TILE) + 1);
+      if (c1 <= c0 || r1 <= r0) return;
+      if (held === null) {
+        held = { cols, rows, tiles: new Uint8Array(cols * rows) };
+        apply(weakSet, ink, [canvas, held]);
+      }
+      for (let r = r0; r < r1; r += 1) held.tiles.fill(1, r * cols + c0, r * cols + c1);
     };
     let shadows = false;  // a shadow was ever asked for: everything painted counts whole
     for (const name of ["shadowBlur", "shadowOffsetX", "shadowOffsetY"]) {
@@ -395,10 +418,9 @@
       native[name] = gl2[name];
     }
     const GL = WebGL2RenderingContext;
-    // Per context, the state a pass is cut by, followed as it is set (a
-    // getParameter() waits for the GPU process to finish all it was sent:
-    // asked at every pass, those waits were a third of a replay's time):
-    // the program, blending, scissoring and the framebuffer, as a new
+    // Per context, the state a pass is cut by, followed as it is set rather
+    // than asked (a getParameter() such as these is answered by the GPU
+    // process once it has done all it was sent, so the page waits): the program, blending, scissoring and the framebuffer, as a new
     // context has them; and what was uploaded since its last draw: one
     // buffer (`source`) and what it held (`drawn`: [its ink, its width, its
     // height]), or `other` for any other canvas or a second buffer.
@@ -421,18 +443,33 @@
     const transparentKeeps = (state) => state.blend
       && ADDS.includes(state.equations[0]) && ADDS.includes(state.equations[1])
       && KEEPS.includes(state.destinations[0]) && KEEPS.includes(state.destinations[1]);
-    const PAD = 2;
-    // The box a pass over a buffer that held `drawn` is cut to, in the
-    // canvas's pixels ([x0, y0, x1, y1], rows down): null for none at all,
-    // undefined where the pass must be drawn whole.
-    const boxOf = ([bounds, width, height]) => {
-      if (bounds === WHOLE) return undefined;
-      if (bounds === null) return null;
-      const x0 = Math.max(0, Math.floor(bounds[0]) - PAD);
-      const x1 = Math.min(width, Math.ceil(bounds[2]) + PAD);
-      const y0 = Math.max(0, Math.floor(bounds[1]) - PAD);
-      const y1 = Math.min(height, Math.ceil(bounds[3]) + PAD);
-      return x1 <= x0 || y1 <= y0 ? null : [x0, y0, x1, y1];
+    // The boxes a pass over a buffer that held `drawn` is cut to, in the
+    // canvas's pixels ([x0, y0, x1, y1], rows down), none overlapping (a
+    // pencil buffer's image drawn twice would lay its paint twice): the runs
+    // of touched tiles along each row of the grid, a run carried down while
+    // the next row has the same. Undefined where the pass must be whole.
+    const boxesOf = ([held, width, height]) => {
+      if (held === WHOLE) return undefined;
+      const boxes = [];
+      if (held === null) return boxes;
+      const { cols, rows, tiles } = held;
+      let open = new Map();  // "c0,c1" -> the box carried down to this row
+      for (let r = 0; r < rows; r += 1) {
+        const next = new Map();
+        for (let c = 0; c < cols; c += 1) {
+          if (tiles[r * cols + c] === 0) continue;
+          const c0 = c;
+          while (c < cols && tiles[r * cols + c] === 1) c += 1;
+          const key = `${c0},${c}`;
+          const y1 = Math.min(height, (r + 1) * TILE);
+          const box = open.get(key) ?? [c0 * TILE, r * TILE, Math.min(width, c * TILE), y1];
+          box[3] = y1;
+          if (!open.has(key)) boxes.push(box);
+          next.set(key, box);
+        }
+        open = next;
+      }
+      return boxes;
     };
     // Whether the pass about to be drawn may be cut (p5 and p5.brush never
     // scissor, so the test is otherwise off).
@@ -442,29 +479,28 @@
       && (apply(weakSetHas, blendPrograms, [state.program]) || transparentKeeps(state));
     const pass = (draw) => function (...args) {
       const state = stateOf(this);
-      const box = cuttable(this, state) ? boxOf(state.drawn) : undefined;
+      const boxes = cuttable(this, state) ? boxesOf(state.drawn) : undefined;
       const { drawn } = state;
       state.source = null;
       state.drawn = null;
       state.other = false;
-      if (box === null) {
-        passes.cut += 1;
-        return undefined;
+      if (boxes === undefined) {
+        if (drawn !== null) passes.whole += 1;
+        return apply(draw, this, args);
       }
-      if (box !== undefined) {
-        passes.cut += 1;
-        const [x0, y0, x1, y1] = box;
-        apply(native.enable, this, [GL.SCISSOR_TEST]);
-        // The canvas's rows run down, the framebuffer's up.
-        this.scissor(x0, drawn[2] - y1, x1 - x0, y1 - y0);
-        try {
-          return apply(draw, this, args);
-        } finally {
-          apply(native.disable, this, [GL.SCISSOR_TEST]);
+      passes.cut += 1;
+      if (boxes.length === 0) return undefined;
+      apply(native.enable, this, [GL.SCISSOR_TEST]);
+      try {
+        for (const [x0, y0, x1, y1] of boxes) {
+          // The canvas's rows run down, the framebuffer's up.
+          this.scissor(x0, drawn[2] - y1, x1 - x0, y1 - y0);
+          apply(draw, this, args);
         }
+      } finally {
+        apply(native.disable, this, [GL.SCISSOR_TEST]);
       }
-      if (drawn !== null) passes.whole += 1;
-      return apply(draw, this, args);
+      return undefined;
     };
     const capability = (on) => function (cap) {
       const state = stateOf(this);
