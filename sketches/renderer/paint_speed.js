@@ -223,7 +223,7 @@
   if (cfg.blendBounds === true) {
     // What was drawn on each buffer since it was last cleared whole: absent
     // (not known clean yet, as a buffer is before its first clear), null
-    // (nothing), WHOLE, or its bounds in the canvas's pixels [x0, y0, x1, y1].
+    // (nothing), WHOLE, or the tiles it touched (inked below).
     const WHOLE = "whole";
     const ink = new WeakMap();
     const context2D = CanvasRenderingContext2D.prototype;
@@ -327,7 +327,7 @@
         configurable: false,
       });
     }
-    // `hook(track, ...args)` runs before the native method on a buffer's context.
+    // `hook(context, track, ...args)` runs before the native method on a buffer's context.
     const before = (name, hook) => {
       const native = context2D[name];
       defineProperty(context2D, name, {
@@ -420,9 +420,10 @@
     const GL = WebGL2RenderingContext;
     // Per context, the state a pass is cut by, followed as it is set rather
     // than asked (a getParameter() such as these is answered by the GPU
-    // process once it has done all it was sent, so the page waits): the program, blending, scissoring and the framebuffer, as a new
-    // context has them; and what was uploaded since its last draw: one
-    // buffer (`source`) and what it held (`drawn`: [its ink, its width, its
+    // process once it has done all it was sent, so the page waits): the
+    // program, blending, scissoring and the framebuffer, as a new context
+    // has them; and what was uploaded since its last draw: one buffer
+    // (`source`) and what it held (`drawn`: [its ink, its width, its
     // height]), or `other` for any other canvas or a second buffer.
     const states = new WeakMap();
     const stateOf = (gl) => {
