@@ -111,9 +111,9 @@ class RendererConfig:
     # --against gpu-canvases-1x).
     cpu_canvases_1x: bool = True
     # p5.brush 1.x's blend passes in the replay page limited to what they
-    # change (paint_speed.js says how): a blend scissored to the bounds of
-    # its mask's paint, the image of an empty buffer not drawn. The pictures
-    # are the same to the pixel. False is the renderer before it, every pass
+    # change (paint_speed.js says how): each pass drawn only over the tiles
+    # its buffer's paint touched, and not at all for an empty buffer. The
+    # pictures are the same to the pixel. False is the renderer before it, every pass
     # over the whole canvas, kept so benchmarks can put the two side by side
     # (benchmarks/paint_by_construction.py --against whole-blends-1x).
     blend_bounds_1x: bool = True

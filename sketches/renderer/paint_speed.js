@@ -103,22 +103,22 @@
   // the GPU (a few pixels a dab), so it stays there. Both 2D buffers are
   // named for the blend passes below (cfg.blendBounds).
   const buffers = new WeakSet();  // 1.x's two 2D buffers, where cfg.blendBounds
-  let made = null;  // the 2D canvases made so far while buffers1x runs
+  let made = null;  // how many 2D canvases were made so far while buffers1x runs
   const seen = new WeakSet();  // canvases that have asked for a 2D context
   const cpuCanvases = cfg.cpuFillMasks === true && cfg.cpuCanvases === true;
   const planned = (canvas) => {
     if (apply(weakSetHas, seen, [canvas])) return false;
     apply(weakSetAdd, seen, [canvas]);
     if (made === null) return false;
-    made[made.length] = canvas;
+    made += 1;
     if (cfg.blendBounds === true) apply(weakSetAdd, buffers, [canvas]);
-    return made.length === 1 && cpuCanvases;
+    return made === 1 && cpuCanvases;
   };
   if (cpuCanvases || cfg.blendBounds === true) {
     onCpu(HTMLCanvasElement.prototype, CanvasRenderingContext2D.prototype, true, planned);
   }
   const buffers1x = (load) => {
-    made = [];
+    made = 0;
     try {
       return load();
     } finally {
@@ -277,15 +277,18 @@
         Math.max(...xs) + m.e + r, Math.max(...ys) + m.f + r];
       return box.every(Number.isFinite) ? box : WHOLE;
     };
+    const forgetPoints = (track) => {
+      track.x0 = Infinity;
+      track.y0 = Infinity;
+      track.x1 = -Infinity;
+      track.y1 = -Infinity;
+    };
     const flush = (context, track) => {
       if (track.x0 > track.x1 || track.y0 > track.y1) return;
       if (track.path !== WHOLE) {
         track.path = union(track.path, mapped(context, track, track.x0, track.y0, track.x1, track.y1, 0));
       }
-      track.x0 = Infinity;
-      track.y0 = Infinity;
-      track.x1 = -Infinity;
-      track.y1 = -Infinity;
+      forgetPoints(track);
     };
     // What a buffer holds is kept as the tiles of a grid its paint touched
     // (a pen line wandering across a flow field has a box as large as the
@@ -356,18 +359,17 @@
     before("arc", (context, track, x, y, r) => round(context, track, x, y, Math.abs(r)));
     before("ellipse", (context, track, x, y, rx, ry) => round(context, track, x, y,
       Math.max(Math.abs(rx), Math.abs(ry))));
-    const rect = (context, track, x, y, w, h) => add(track, Math.min(+x, +x + +w),
-      Math.min(+y, +y + +h), Math.max(+x, +x + +w), Math.max(+y, +y + +h));
+    // A rect's box, [x0, y0, x1, y1] in user space (its width or height may be negative).
+    const rectBox = (x, y, w, h) => [Math.min(+x, +x + +w), Math.min(+y, +y + +h),
+      Math.max(+x, +x + +w), Math.max(+y, +y + +h)];
+    const rect = (context, track, x, y, w, h) => add(track, ...rectBox(x, y, w, h));
     before("rect", rect);
     before("roundRect", rect);
     // arcTo's tangent points can lie anywhere along its two lines.
     before("arcTo", (context, track) => { track.path = WHOLE; });
     before("beginPath", (context, track) => {
       track.path = null;
-      track.x0 = Infinity;
-      track.y0 = Infinity;
-      track.x1 = -Infinity;
-      track.y1 = -Infinity;
+      forgetPoints(track);
     });
     // The canvas maps a path's points as they are added.
     for (const name of ["translate", "rotate", "scale", "transform", "setTransform",
@@ -394,8 +396,7 @@
     before("fill", (context, track, path) => painted(context, track, path, 0));
     before("stroke", (context, track, path) => painted(context, track, path, strokeReach(context)));
     const rectInk = (context, track, x, y, w, h, reach) => (shadows ? WHOLE
-      : grown(mapped(context, track, Math.min(+x, +x + +w), Math.min(+y, +y + +h),
-        Math.max(+x, +x + +w), Math.max(+y, +y + +h), reach), 1));
+      : grown(mapped(context, track, ...rectBox(x, y, w, h), reach), 1));
     before("fillRect", (context, track, x, y, w, h) => inked(track, rectInk(context, track, x, y, w, h, 0)));
     before("strokeRect", (context, track, x, y, w, h) => inked(track,
       rectInk(context, track, x, y, w, h, strokeReach(context))));
