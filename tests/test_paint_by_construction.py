@@ -40,6 +40,18 @@ PAINTING = """
 """
 
 
+# About 1.5 s of setup here (a computation, then a few strokes).
+LONG_SETUP = """
+function setup() {
+  createCanvas(160, 160, WEBGL);
+  background(250);
+  let x = 0;
+  for (let i = 0; i < 2e8; i++) x = (x + i) % 1000003;
+  brush.set("HB", "#223", 1);
+  for (let i = 0; i < 8; i++) brush.line(random(-70, 70), -70, random(-70, 70), 70 + x % 2);
+}"""
+
+
 def sketch(before: str = "", after: str = "") -> str:
     return f"""
 function setup() {{
@@ -299,6 +311,22 @@ function draw() {
 }""", seed=5)
         assert gate.NONDETERMINISTIC in outcome.violations, outcome.report()
         assert outcome.png is None
+
+
+class TestEachRecordingHasTheDeadline:
+    def test_a_sketch_taking_most_of_the_deadline_is_not_stopped_by_its_second_recording(self):
+        """The sketch runs twice (the check above); each run has the whole
+        deadline. With one deadline for both, a sketch taking 0.7 of it was
+        stopped in its second run: a deadline of 1.4 times the sketch's own
+        drawing time, measured just before, fails there every time."""
+        with RenderPool(make_config(browsers=1, deadline_s=60.0)) as pool:
+            for _ in range(2):  # once more should the machine have slowed meanwhile
+                draw_s = render_text(pool, LONG_SETUP, seed=1).draw_ms / 1000
+                outcome = render_text(pool, LONG_SETUP, seed=1, deadline_s=1.4 * draw_s)
+                if outcome.status == OK:
+                    break
+        assert draw_s > 0.5, draw_s  # long enough that the deadline is the sketch's
+        assert outcome.status == OK, outcome.report()
 
 
 class TestTheListIsBounded:

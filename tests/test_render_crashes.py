@@ -17,6 +17,7 @@ import pytest
 
 from sketches import gate
 from sketches.renderer import RenderPool
+from sketches.renderer.config import DEFAULT_DEADLINE_S
 from sketches.renderer.idle import IdleBrowsers
 from sketches.rendering import OK, REJECTED, UNAVAILABLE, render_text
 from tests.chromium import make_config
@@ -72,9 +73,16 @@ class TestASketchThatCrashesEveryBrowser:
 @contextmanager
 def pool_struck_mid_render(strike: str, after_s: float):
     """Two browsers on a Chromium whose armed strikes land while a sketch runs
-    (tests/chromium_faults.py), and that Chromium."""
+    (tests/chromium_faults.py), and that Chromium. The struck render's retry runs
+    LONG_RENDER again in a browser launched a moment before, beside a second
+    relaunch: under CI's load on the 2 cores (a load average of 5) the 8 s test
+    deadline stopped it in setup, twice (when both recordings shared one
+    deadline). A timeout after a strike stays the sketch's verdict (else a
+    sketch could dodge its 0 by crashing first), so the retry gets the
+    production deadline."""
     with chromium_that_fails_mid_render(strike, after_s) as chromium, \
-            RenderPool(replace(make_config(browsers=2), chromium_path=str(chromium.path))) as pool:
+            RenderPool(replace(make_config(browsers=2, deadline_s=DEFAULT_DEADLINE_S),
+                              chromium_path=str(chromium.path))) as pool:
         yield pool, chromium
 
 

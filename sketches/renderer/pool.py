@@ -105,9 +105,10 @@ def render_bound_s(config: RendererConfig) -> float:
     for as long again. Far above what renders take (a few seconds, the
     deadline for runaway code): only a stuck render gets near it."""
     tries = ATTEMPTS + NOT_READY_TRIES
-    # Painting by construction, a render is the sketch's run and then the
-    # replay of its list, each within the deadline.
-    render = config.deadline_s * (2 if config.paint_by_replay else 1)
+    # Painting by construction, a render is the sketch's run, its second
+    # recording and then the replay of its list, each within the deadline.
+    runs = 1 + (1 + config.record_twice if config.paint_by_replay else 0)
+    render = config.deadline_s * runs
     wait = render + BROWSER_WAIT_MARGIN_S
     return (START_TIMEOUT_S + tries * (wait + render + STOP_GRACE_S)
             + ATTEMPTS * (wait + STOP_GRACE_S))
