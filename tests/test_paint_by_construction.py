@@ -24,7 +24,7 @@ from sketches.renderer.sandbox import chromium_args
 from sketches.rendering import OK, render_text
 from sketches.services import render_store, sketch_create
 from tests.chromium import make_config
-from tests.sketch_files import SKETCHES_DIR
+from tests.sketch_files import SKETCHES_DIR, read_sketch
 
 pytestmark = pytest.mark.browser
 
@@ -40,16 +40,8 @@ PAINTING = """
 """
 
 
-# About 1.5 s of setup here (a computation, then a few strokes).
-LONG_SETUP = """
-function setup() {
-  createCanvas(160, 160, WEBGL);
-  background(250);
-  let x = 0;
-  for (let i = 0; i < 2e8; i++) x = (x + i) % 1000003;
-  brush.set("HB", "#223", 1);
-  for (let i = 0; i < 8; i++) brush.line(random(-70, 70), -70, random(-70, 70), 70 + x % 2);
-}"""
+# About 2.5 s of setup here (a computation, then a few strokes).
+LONG_SETUP = read_sketch("slow/long_compute_then_lines.js")
 
 
 def sketch(before: str = "", after: str = "") -> str:
